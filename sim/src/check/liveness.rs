@@ -1,0 +1,205 @@
+use super::{Invariant, Violation};
+use crate::event::{Event, EventKind, ModelEvent, Role};
+use crate::nemesis::Action;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LivenessParams {
+    /// The closing part of the liveness phase in which every client must be
+    /// answered, and answered with success: the system has converged by then.
+    pub tail_ms: u64,
+    /// How many healthy leaders may be deposed by a rejoining node's higher
+    /// term after the heal (pre-vote keeps this at zero).
+    pub disruptions_max: u64,
+}
+
+impl Default for LivenessParams {
+    fn default() -> Self {
+        LivenessParams { tail_ms: 3_000, disruptions_max: 0 }
+    }
+}
+
+/// After the heal point, the healed quorum converges: it has a leader, every
+/// client op in the closing tail succeeds, and no healthy leader is deposed.
+pub struct Liveness {
+    p: LivenessParams,
+    heal: Option<(u64, u64)>,
+    impaired: BTreeSet<usize>,
+    up: BTreeMap<usize, bool>,
+    role: BTreeMap<usize, (Role, u64)>,
+    /// Highest term in which any node became leader.
+    newest_leader_term: u64,
+    disruptions: Vec<u64>,
+    /// Completions after the heal: (time, client, ok?, event index).
+    done: Vec<(u64, u32, bool, u64)>,
+    clients: BTreeSet<u32>,
+}
+
+impl Liveness {
+    pub fn new(p: LivenessParams) -> Self {
+        Liveness {
+            p,
+            heal: None,
+            impaired: BTreeSet::new(),
+            up: BTreeMap::new(),
+            role: BTreeMap::new(),
+            newest_leader_term: 0,
+            disruptions: Vec::new(),
+            done: Vec::new(),
+            clients: BTreeSet::new(),
+        }
+    }
+}
+
+impl Invariant for Liveness {
+    fn id(&self) -> &'static str {
+        "liveness"
+    }
+
+    fn observe(&mut self, e: &Event) -> Result<(), Violation> {
+        match (&e.kind, e.node) {
+            (EventKind::Heal { impaired }, _) => {
+                self.heal = Some((e.t_ns, e.i));
+                self.impaired = impaired.iter().copied().collect();
+            }
+            (EventKind::Fault { action: Action::Crash { node } }, _) => {
+                self.up.insert(*node, false);
+                self.role.remove(node);
+            }
+            (EventKind::Boot { .. }, Some(n)) => {
+                self.up.insert(n, true);
+            }
+            (EventKind::Model(ModelEvent::Role { term, role, cause, .. }), Some(n)) => {
+                let was = self.role.insert(n, (*role, *term));
+                if *role == Role::Leader {
+                    self.newest_leader_term = self.newest_leader_term.max(*term);
+                }
+                let deposed_newest = matches!(was, Some((Role::Leader, t)) if t == self.newest_leader_term);
+                if self.heal.is_some() && deposed_newest && cause == "higher-term" && !self.impaired.contains(&n) {
+                    self.disruptions.push(e.i);
+                }
+            }
+            (EventKind::Invoke { client, .. }, _) => {
+                self.clients.insert(*client);
+            }
+            (EventKind::Ok { client, .. }, _) if self.heal.is_some() => {
+                self.done.push((e.t_ns, *client, true, e.i));
+            }
+            (EventKind::Fail { client, .. } | EventKind::Info { client, .. }, _) if self.heal.is_some() => {
+                self.done.push((e.t_ns, *client, false, e.i));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, end_ns: u64) -> Result<(), Violation> {
+        let Some((_, heal_i)) = self.heal else { return Ok(()) };
+        if self.disruptions.len() as u64 > self.p.disruptions_max {
+            return Err(Violation::new(
+                self.id(),
+                format!(
+                    "{} healthy leader(s) deposed by a higher term after the heal (at most {} allowed)",
+                    self.disruptions.len(),
+                    self.p.disruptions_max
+                ),
+                self.disruptions.clone(),
+            ));
+        }
+        let leader = self.role.iter().find(|(n, (r, _))| {
+            *r == Role::Leader && !self.impaired.contains(n) && self.up.get(n).copied().unwrap_or(true)
+        });
+        if leader.is_none() {
+            return Err(Violation::new(
+                self.id(),
+                "no leader among the healed quorum at the end of the liveness phase",
+                vec![heal_i],
+            ));
+        }
+        let tail_start = end_ns.saturating_sub(self.p.tail_ms * 1_000_000);
+        if let Some(&(t, c, _, i)) = self.done.iter().find(|(t, _, ok, _)| *t >= tail_start && !ok) {
+            return Err(Violation::new(
+                self.id(),
+                format!(
+                    "client {c}'s op was not answered with success at {} ms, within the last {} ms of the liveness phase",
+                    t / 1_000_000,
+                    self.p.tail_ms
+                ),
+                vec![heal_i, i],
+            ));
+        }
+        for c in &self.clients {
+            if !self.done.iter().any(|(t, cl, ok, _)| *t >= tail_start && cl == c && *ok) {
+                return Err(Violation::new(
+                    self.id(),
+                    format!("client {c} completed no op in the last {} ms of the liveness phase", self.p.tail_ms),
+                    vec![heal_i],
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![("disruptions", self.disruptions.len() as u64)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::KvResult;
+
+    fn at(i: u64, ms: u64, node: Option<usize>, kind: EventKind) -> Event {
+        Event { i, t_ns: ms * 1_000_000, node, kind }
+    }
+
+    fn role(i: u64, ms: u64, node: usize, role: Role, term: u64, cause: &str) -> Event {
+        at(i, ms, Some(node), EventKind::Model(ModelEvent::Role { term, role, cause: cause.into(), from: None }))
+    }
+
+    fn ok(i: u64, ms: u64, client: u32) -> Event {
+        at(i, ms, None, EventKind::Ok { client, op_id: i, result: KvResult::Done })
+    }
+
+    fn healed() -> Liveness {
+        let mut c = Liveness::new(LivenessParams { tail_ms: 1_000, disruptions_max: 0 });
+        c.observe(&role(0, 0, 0, Role::Leader, 1, "won")).unwrap();
+        c.observe(&at(1, 5_000, None, EventKind::Heal { impaired: vec![] })).unwrap();
+        c
+    }
+
+    #[test]
+    fn converged_cluster_passes() {
+        let mut c = healed();
+        c.observe(&at(2, 5_001, None, EventKind::Invoke { client: 0, op_id: 2, op: crate::workload::KvOp::Get { key: 0 } })).unwrap();
+        c.observe(&ok(3, 9_500, 0)).unwrap();
+        c.finish(10_000_000_000).unwrap();
+    }
+
+    #[test]
+    fn unanswered_op_in_the_tail_fails() {
+        let mut c = healed();
+        c.observe(&at(2, 9_500, None, EventKind::Info { client: 0, op_id: 1, why: "timeout".into() })).unwrap();
+        assert!(c.finish(10_000_000_000).unwrap_err().message.contains("not answered"));
+    }
+
+    #[test]
+    fn no_leader_fails() {
+        let mut c = healed();
+        c.observe(&role(2, 6_000, 0, Role::Follower, 2, "check-quorum")).unwrap();
+        assert!(c.finish(10_000_000_000).unwrap_err().message.contains("no leader"));
+    }
+
+    #[test]
+    fn deposing_the_newest_leader_after_heal_is_a_disruption() {
+        let mut c = healed();
+        c.observe(&role(2, 6_000, 0, Role::Follower, 7, "higher-term")).unwrap();
+        c.observe(&role(3, 6_300, 1, Role::Leader, 8, "won")).unwrap();
+        let v = c.finish(10_000_000_000).unwrap_err();
+        assert!(v.message.contains("deposed"), "{}", v.message);
+        assert_eq!(c.counters(), vec![("disruptions", 1)]);
+    }
+}

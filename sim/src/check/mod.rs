@@ -1,0 +1,78 @@
+//! Invariant checkers. Each is a small passive struct fed with every trace
+//! event in order, so the same code runs online (stopping a run at the first
+//! violation) and offline over a saved report.
+
+mod liveness;
+mod no_double_apply;
+mod no_dual_leaders;
+mod state_machine_safety;
+
+pub use liveness::{Liveness, LivenessParams};
+pub use no_double_apply::NoDoubleApply;
+pub use no_dual_leaders::NoDualLeaders;
+pub use state_machine_safety::StateMachineSafety;
+
+use crate::event::Event;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    pub invariant: String,
+    pub message: String,
+    /// Indices of the trace events that together break the invariant.
+    pub evidence: Vec<u64>,
+}
+
+impl Violation {
+    pub fn new(invariant: &str, message: impl Into<String>, evidence: Vec<u64>) -> Self {
+        Violation { invariant: invariant.to_string(), message: message.into(), evidence }
+    }
+}
+
+pub trait Invariant {
+    fn id(&self) -> &'static str;
+    fn observe(&mut self, e: &Event) -> Result<(), Violation>;
+    /// Called once at the end of the run, at true time `end_ns`.
+    fn finish(&mut self, _end_ns: u64) -> Result<(), Violation> {
+        Ok(())
+    }
+    /// Numbers worth reporting even when nothing is violated.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
+
+/// Every invariant this build can check: id and what it holds.
+pub const INVARIANTS: &[(&str, &str)] = &[
+    ("no-dual-leaders", "at most one node is leader in any term"),
+    ("state-machine-safety", "no two nodes hold different state at the same applied index"),
+    ("no-double-apply", "each state-machine instance applies index i exactly once, in order"),
+    ("liveness", "after the heal point the quorum has a leader and answers every client op within the deadline"),
+];
+
+pub fn is_known(id: &str) -> bool {
+    INVARIANTS.iter().any(|(i, _)| *i == id)
+}
+
+/// Build the checker named `id`, or say which ids exist.
+pub fn build(id: &str, liveness: &LivenessParams) -> Result<Box<dyn Invariant>, String> {
+    Ok(match id {
+        "no-dual-leaders" => Box::new(NoDualLeaders::default()),
+        "state-machine-safety" => Box::new(StateMachineSafety::default()),
+        "no-double-apply" => Box::new(NoDoubleApply::default()),
+        "liveness" => Box::new(Liveness::new(liveness.clone())),
+        _ => {
+            let known: Vec<&str> = INVARIANTS.iter().map(|(i, _)| *i).collect();
+            return Err(format!("unknown invariant '{id}' (known: {})", known.join(", ")));
+        }
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use crate::event::{Event, EventKind, ModelEvent};
+
+    pub fn ev(i: u64, node: usize, m: ModelEvent) -> Event {
+        Event { i, t_ns: i * 1_000, node: Some(node), kind: EventKind::Model(m) }
+    }
+}

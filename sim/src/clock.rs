@@ -1,0 +1,104 @@
+//! Per-node clocks. True time is the simulator's; a node reads only its own
+//! wall clock (offset, drift, jumps) and monotonic clock (drift only).
+
+use serde::Serialize;
+
+/// Where every wall clock starts, so that negative offsets stay positive.
+pub const WALL_EPOCH_NS: u64 = 1_000_000_000_000_000_000;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Clock {
+    /// True time of the last rebase.
+    base_true_ns: u64,
+    base_wall_ns: i128,
+    base_mono_ns: i128,
+    /// Rate error in parts per million: +100 runs 100 µs/s fast.
+    drift_ppm: i64,
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Clock { base_true_ns: 0, base_wall_ns: WALL_EPOCH_NS as i128, base_mono_ns: 0, drift_ppm: 0 }
+    }
+}
+
+impl Clock {
+    fn elapsed_local(&self, true_ns: u64) -> i128 {
+        let d = true_ns.saturating_sub(self.base_true_ns) as i128;
+        d + d * self.drift_ppm as i128 / 1_000_000
+    }
+
+    pub fn wall_ns(&self, true_ns: u64) -> u64 {
+        (self.base_wall_ns + self.elapsed_local(true_ns)).max(0) as u64
+    }
+
+    pub fn mono_ns(&self, true_ns: u64) -> u64 {
+        (self.base_mono_ns + self.elapsed_local(true_ns)).max(0) as u64
+    }
+
+    /// How far this wall clock is ahead of true time (negative: behind).
+    pub fn skew_ns(&self, true_ns: u64) -> i64 {
+        self.wall_ns(true_ns) as i64 - (WALL_EPOCH_NS + true_ns) as i64
+    }
+
+    fn rebase(&mut self, true_ns: u64) {
+        self.base_wall_ns = self.wall_ns(true_ns) as i128;
+        self.base_mono_ns = self.mono_ns(true_ns) as i128;
+        self.base_true_ns = true_ns;
+    }
+
+    /// Set the wall clock to true time plus `offset_ns`.
+    pub fn set_offset(&mut self, true_ns: u64, offset_ns: i64) {
+        self.rebase(true_ns);
+        self.base_wall_ns = (WALL_EPOCH_NS + true_ns) as i128 + offset_ns as i128;
+    }
+
+    pub fn set_drift(&mut self, true_ns: u64, ppm: i64) {
+        self.rebase(true_ns);
+        self.drift_ppm = ppm.clamp(-500_000, 500_000);
+    }
+
+    /// Step the wall clock (an NTP correction); the monotonic clock does not move.
+    pub fn jump(&mut self, true_ns: u64, by_ns: i64) {
+        self.rebase(true_ns);
+        self.base_wall_ns += by_ns as i128;
+    }
+
+    /// True time at which this node's monotonic clock will have advanced by `local_ns`.
+    pub fn true_after(&self, true_now_ns: u64, local_ns: u64) -> u64 {
+        let rate = 1_000_000 + self.drift_ppm as i128;
+        let d = (local_ns as i128 * 1_000_000 + rate - 1) / rate;
+        true_now_ns + d.max(0) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drift_speeds_local_time_and_timers_agree() {
+        let mut c = Clock::default();
+        c.set_drift(0, 100_000); // 10% fast
+        assert_eq!(c.mono_ns(1_000_000_000), 1_100_000_000);
+        let t = c.true_after(0, 1_100_000_000);
+        assert!(c.mono_ns(t) >= 1_100_000_000);
+        assert!(t <= 1_000_000_001);
+    }
+
+    #[test]
+    fn jump_moves_wall_not_mono() {
+        let mut c = Clock::default();
+        c.jump(5, -3_000);
+        assert_eq!(c.mono_ns(10), 10);
+        assert_eq!(c.skew_ns(10), -3_000);
+    }
+
+    #[test]
+    fn offset_is_relative_to_true_time() {
+        let mut c = Clock::default();
+        c.set_drift(0, 50_000);
+        c.set_offset(1_000, 2_000);
+        assert_eq!(c.skew_ns(1_000), 2_000);
+    }
+}

@@ -1,0 +1,26 @@
+//! `sim`: the deterministic world of dst.
+//!
+//! One seed fixes a run: [`world::run`] builds a madsim runtime, draws a
+//! fault plan from the scenario's [`nemesis::FaultProfile`], boots every node
+//! (a sans-IO [`machine::Machine`]), drives clients against them, and feeds
+//! every [`event::Event`] to the [`check`] invariants as it happens. A run
+//! ends with a [`world::Verdict`], the plan, coverage, and a [`trace::Trace`]
+//! whose hash is the same wherever the seed is replayed.
+
+pub mod check;
+pub mod clock;
+pub mod disk;
+pub mod event;
+pub mod hash;
+pub mod machine;
+pub mod nemesis;
+pub mod net;
+pub mod rng;
+pub mod scenario;
+pub mod trace;
+pub mod workload;
+pub mod world;
+
+pub use machine::{Io, Machine, MsgInfo, NodeId};
+pub use scenario::Scenario;
+pub use world::{run, RunOutcome, RunSpec, Status, Verdict};

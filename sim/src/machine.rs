@@ -1,0 +1,146 @@
+//! The contract between the world and a system under test.
+//!
+//! A node is a sans-IO state machine: the world hands it one input at a time
+//! (boot, message, timer, client request, fsync completion) together with an
+//! [`Io`] that collects its outputs. The node never sleeps, never reads a
+//! global clock and never touches a socket or a file: everything it may know
+//! about the outside comes through `Io`, so the world alone decides time,
+//! faults and order.
+
+use crate::event::ModelEvent;
+use crate::workload::{ClientReply, ClientReq};
+use rand::RngCore;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use std::fmt::Debug;
+
+pub type NodeId = usize;
+
+/// A model-chosen timer name. Setting a timer that is already armed re-arms
+/// it; there is at most one pending firing per id and node.
+pub type TimerId = u64;
+
+/// Names one fsync request; handed back in [`Machine::on_fsynced`] once every
+/// disk operation issued before the request is durable.
+pub type SyncTicket = u64;
+
+/// What a message tells the trace about itself, without serializing it.
+pub trait MsgInfo {
+    /// A short stable name of the message type ("append", "vote-req", ..).
+    fn kind(&self) -> &'static str;
+}
+
+/// A system under test. One value is one incarnation of one node: a restart
+/// throws it away and builds a new one, which must rebuild its state from
+/// what [`Io::disk`] durably holds in [`Machine::boot`].
+pub trait Machine {
+    type Msg: Clone + Debug + Serialize + MsgInfo;
+    /// One durable disk record (a write-ahead-log entry, a snapshot, ..).
+    type Rec: Clone + Debug;
+
+    fn boot(&mut self, io: &mut Io<Self>);
+    fn on_message(&mut self, from: NodeId, msg: Self::Msg, io: &mut Io<Self>);
+    fn on_timer(&mut self, timer: TimerId, io: &mut Io<Self>);
+    fn on_client(&mut self, req: ClientReq, io: &mut Io<Self>);
+    fn on_fsynced(&mut self, ticket: SyncTicket, io: &mut Io<Self>);
+}
+
+/// A disk operation, volatile until an fsync issued after it completes.
+#[derive(Clone, Debug)]
+pub enum DiskOp<R> {
+    Append(R),
+    /// Atomically replace everything on disk (compaction, like a rename).
+    Replace(Vec<R>),
+}
+
+/// An output of one step, in the order the node produced it.
+#[derive(Debug)]
+pub enum Output<M: Machine + ?Sized> {
+    Send { to: NodeId, msg: M::Msg },
+    SetTimer { id: TimerId, after_ns: u64 },
+    CancelTimer { id: TimerId },
+    Disk(DiskOp<M::Rec>),
+    Fsync(SyncTicket),
+    Reply { req_id: u64, reply: ClientReply },
+    Event(ModelEvent),
+    Reached(&'static str),
+}
+
+/// The node's window on the world during one step.
+pub struct Io<'a, M: Machine + ?Sized> {
+    pub(crate) id: NodeId,
+    pub(crate) nodes: usize,
+    pub(crate) wall_ns: u64,
+    pub(crate) mono_ns: u64,
+    pub(crate) rng: &'a mut ChaCha8Rng,
+    pub(crate) durable: &'a [M::Rec],
+    pub(crate) next_ticket: &'a mut SyncTicket,
+    pub(crate) out: Vec<Output<M>>,
+}
+
+impl<'a, M: Machine + ?Sized> Io<'a, M> {
+    pub fn id(&self) -> NodeId {
+        self.id
+    }
+    /// Cluster size; node ids are `0..nodes`.
+    pub fn nodes(&self) -> usize {
+        self.nodes
+    }
+    /// This node's wall clock (skewed, drifting, may jump), in ns.
+    pub fn now_wall_ns(&self) -> u64 {
+        self.wall_ns
+    }
+    /// This node's monotonic clock (drifts, never jumps), in ns since boot
+    /// of the world. Timers run on it.
+    pub fn now_mono_ns(&self) -> u64 {
+        self.mono_ns
+    }
+    /// A random u64 from this node's own stream of the world's seed.
+    pub fn random_u64(&mut self) -> u64 {
+        self.rng.next_u64()
+    }
+    /// A uniform draw from `lo..=hi`.
+    pub fn random_range(&mut self, lo: u64, hi: u64) -> u64 {
+        debug_assert!(lo <= hi);
+        lo + self.rng.next_u64() % (hi - lo + 1)
+    }
+    /// What the disk durably held when this incarnation booted.
+    /// Only meaningful in [`Machine::boot`].
+    pub fn disk(&self) -> &[M::Rec] {
+        self.durable
+    }
+    pub fn send(&mut self, to: NodeId, msg: M::Msg) {
+        self.out.push(Output::Send { to, msg });
+    }
+    /// Fire `on_timer(id)` after `after_ns` of this node's monotonic clock.
+    pub fn set_timer(&mut self, id: TimerId, after_ns: u64) {
+        self.out.push(Output::SetTimer { id, after_ns });
+    }
+    pub fn cancel_timer(&mut self, id: TimerId) {
+        self.out.push(Output::CancelTimer { id });
+    }
+    pub fn disk_append(&mut self, rec: M::Rec) {
+        self.out.push(Output::Disk(DiskOp::Append(rec)));
+    }
+    pub fn disk_replace(&mut self, recs: Vec<M::Rec>) {
+        self.out.push(Output::Disk(DiskOp::Replace(recs)));
+    }
+    /// Ask for every disk operation issued so far to become durable.
+    /// `on_fsynced(ticket)` follows once it is, unless the node crashes first.
+    pub fn fsync(&mut self) -> SyncTicket {
+        *self.next_ticket += 1;
+        let t = *self.next_ticket;
+        self.out.push(Output::Fsync(t));
+        t
+    }
+    pub fn reply(&mut self, req_id: u64, reply: ClientReply) {
+        self.out.push(Output::Reply { req_id, reply });
+    }
+    pub fn event(&mut self, e: ModelEvent) {
+        self.out.push(Output::Event(e));
+    }
+    /// Mark a `sometimes` coverage goal as reached.
+    pub fn reached(&mut self, goal: &'static str) {
+        self.out.push(Output::Reached(goal));
+    }
+}

@@ -1,0 +1,323 @@
+//! The nemesis: faults as data. A plan is a timed list of actions drawn from
+//! the plan stream of the seed; it is stored in every report and can be
+//! replayed or edited. Message-level chaos is drawn per message in `net`.
+
+use crate::machine::NodeId;
+use crate::rng::{chance, range};
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// Which node an action hits. `Leader` is resolved when the action fires,
+/// to the node that most recently claimed leadership in the highest term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Target {
+    Node(NodeId),
+    Leader,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "kebab-case")]
+pub enum Action {
+    /// Nodes in different groups cannot reach each other; nodes in no group
+    /// keep all their links.
+    Partition { groups: Vec<Vec<NodeId>> },
+    /// Messages from any of `from` to any of `to` are lost; the reverse direction works.
+    PartitionOneWay { from: Vec<NodeId>, to: Vec<NodeId> },
+    /// Cut one node off. `inbound_only`: it can still send but hears nothing.
+    Isolate { target: Target, inbound_only: bool },
+    /// A degraded link: extra loss and delay from `from` to `to`.
+    Link { from: NodeId, to: NodeId, drop_per_million: u32, delay_ms_extra: u64 },
+    /// Remove every partition and link fault.
+    Heal,
+    Crash { node: NodeId },
+    Restart { node: NodeId },
+    /// Stall a node (a GC pause): it handles nothing, its clock runs on.
+    Pause { node: NodeId, ms: u64 },
+    ClockOffset { node: NodeId, ns: i64 },
+    ClockDrift { node: NodeId, ppm: i64 },
+    ClockJump { node: NodeId, ns: i64 },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanEntry {
+    pub at_ns: u64,
+    #[serde(flatten)]
+    pub action: Action,
+}
+
+/// The fault profile of a scenario: which kinds may happen and how hard.
+/// With `swarm`, each seed enables a random subset of the kinds and draws
+/// its rates below the maxima, so different seeds stress different mixes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FaultProfile {
+    pub swarm: bool,
+    pub partition: bool,
+    pub partition_one_way: bool,
+    pub link: bool,
+    pub crash: bool,
+    pub pause: bool,
+    pub clock: bool,
+    /// Mean time between plan actions.
+    pub interval_ms_mean: u64,
+    /// How long a partition, pause or crash lasts before its undo, at most.
+    pub fault_ms_max: u64,
+    pub drop_probability_max: f64,
+    pub duplicate_probability_max: f64,
+    pub reorder_probability_max: f64,
+    pub delay_ms_min: u64,
+    pub delay_ms_max: u64,
+    /// Probability that a crash keeps a random prefix of unsynced writes.
+    pub torn_write_probability: f64,
+    pub fsync_ms_min: u64,
+    pub fsync_ms_max: u64,
+    pub skew_ms_max: u64,
+    pub drift_ppm_max: i64,
+    /// In the liveness phase, leave the leader cut off (or deaf, if
+    /// `inbound_only` is drawn) with this probability.
+    pub impair_leader_probability: f64,
+}
+
+impl Default for FaultProfile {
+    fn default() -> Self {
+        FaultProfile {
+            swarm: true,
+            partition: true,
+            partition_one_way: true,
+            link: true,
+            crash: true,
+            pause: true,
+            clock: false,
+            interval_ms_mean: 500,
+            fault_ms_max: 2_000,
+            drop_probability_max: 0.05,
+            duplicate_probability_max: 0.03,
+            reorder_probability_max: 0.05,
+            delay_ms_min: 1,
+            delay_ms_max: 15,
+            torn_write_probability: 0.5,
+            fsync_ms_min: 1,
+            fsync_ms_max: 5,
+            skew_ms_max: 100,
+            drift_ppm_max: 200,
+            impair_leader_probability: 0.3,
+        }
+    }
+}
+
+/// What the swarm drew for one seed: the enabled kinds and the message chaos.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SwarmDraw {
+    pub kinds: Vec<String>,
+    pub drop_probability: f64,
+    pub duplicate_probability: f64,
+    pub reorder_probability: f64,
+    pub delay_ms_min: u64,
+    pub delay_ms_max: u64,
+    pub torn_write_probability: f64,
+    pub fsync_ms_min: u64,
+    pub fsync_ms_max: u64,
+    pub impair_leader: Option<bool>,
+}
+
+const KINDS: [&str; 6] = ["partition", "partition-one-way", "link", "crash", "pause", "clock"];
+
+impl FaultProfile {
+    fn enabled(&self, kind: &str) -> bool {
+        match kind {
+            "partition" => self.partition,
+            "partition-one-way" => self.partition_one_way,
+            "link" => self.link,
+            "crash" => self.crash,
+            "pause" => self.pause,
+            "clock" => self.clock,
+            _ => false,
+        }
+    }
+
+    pub fn draw(&self, rng: &mut ChaCha8Rng) -> SwarmDraw {
+        let all: Vec<&str> = KINDS.iter().copied().filter(|k| self.enabled(k)).collect();
+        let mut kinds: Vec<String> = if self.swarm {
+            all.iter().filter(|_| chance(rng, 0.6)).map(|k| k.to_string()).collect()
+        } else {
+            all.iter().map(|k| k.to_string()).collect()
+        };
+        if kinds.is_empty() {
+            if let Some(k) = all.choose(rng) {
+                kinds.push(k.to_string());
+            }
+        }
+        let scale = |rng: &mut ChaCha8Rng, max: f64| {
+            if self.swarm {
+                max * range(rng, 0, 1000) as f64 / 1000.0
+            } else {
+                max
+            }
+        };
+        let impair = if chance(rng, self.impair_leader_probability) { Some(chance(rng, 0.5)) } else { None };
+        SwarmDraw {
+            drop_probability: scale(rng, self.drop_probability_max),
+            duplicate_probability: scale(rng, self.duplicate_probability_max),
+            reorder_probability: scale(rng, self.reorder_probability_max),
+            delay_ms_min: self.delay_ms_min,
+            delay_ms_max: range(rng, self.delay_ms_min, self.delay_ms_max.max(self.delay_ms_min)),
+            torn_write_probability: self.torn_write_probability,
+            fsync_ms_min: self.fsync_ms_min,
+            fsync_ms_max: self.fsync_ms_max.max(self.fsync_ms_min),
+            impair_leader: impair,
+            kinds,
+        }
+    }
+
+    /// Draw the safety-phase plan over `[0, until_ns)`. Every fault is undone
+    /// before `until_ns`, except what the liveness phase leaves impaired.
+    pub fn plan(&self, draw: &SwarmDraw, nodes: usize, until_ns: u64, rng: &mut ChaCha8Rng) -> Vec<PlanEntry> {
+        const MS: u64 = 1_000_000;
+        let mut plan = Vec::new();
+        let mut down: Vec<(NodeId, u64)> = Vec::new(); // crashed until
+        let minority = (nodes - 1) / 2;
+        let mut t = range(rng, 0, self.interval_ms_mean * 2) * MS;
+        let all: Vec<NodeId> = (0..nodes).collect();
+        while t < until_ns && !draw.kinds.is_empty() {
+            let kind = draw.kinds.choose(rng).expect("non-empty").as_str();
+            let dur = range(rng, self.fault_ms_max / 10, self.fault_ms_max) * MS;
+            let end = (t + dur).min(until_ns.saturating_sub(MS));
+            down.retain(|(_, until)| *until > t);
+            match kind {
+                "partition" => {
+                    let mut shuffled = all.clone();
+                    shuffled.shuffle(rng);
+                    let groups = match range(rng, 0, 2) {
+                        // majority / minority
+                        0 => {
+                            let cut = range(rng, 1, minority.max(1) as u64) as usize;
+                            vec![shuffled[..cut].to_vec(), shuffled[cut..].to_vec()]
+                        }
+                        // a bridge: two sides that only one node can reach both of
+                        1 if nodes >= 3 => {
+                            let bridge = shuffled[0];
+                            let rest = &shuffled[1..];
+                            let half = rest.len() / 2;
+                            let mut a = rest[..half].to_vec();
+                            let mut b = rest[half..].to_vec();
+                            a.push(bridge);
+                            b.push(bridge);
+                            bridge_links(&a, &b, bridge, t, end, &mut plan);
+                            t += exp_gap(rng, self.interval_ms_mean) * MS;
+                            continue;
+                        }
+                        _ => vec![vec![shuffled[0]], shuffled[1..].to_vec()],
+                    };
+                    plan.push(PlanEntry { at_ns: t, action: Action::Partition { groups } });
+                    plan.push(PlanEntry { at_ns: end, action: Action::Heal });
+                }
+                "partition-one-way" => {
+                    let (target, inbound_only) = if chance(rng, 0.5) {
+                        (Target::Leader, chance(rng, 0.5))
+                    } else {
+                        (Target::Node(*all.choose(rng).expect("nodes")), chance(rng, 0.5))
+                    };
+                    plan.push(PlanEntry { at_ns: t, action: Action::Isolate { target, inbound_only } });
+                    plan.push(PlanEntry { at_ns: end, action: Action::Heal });
+                }
+                "link" => {
+                    let from = *all.choose(rng).expect("nodes");
+                    let to = *all.choose(rng).expect("nodes");
+                    if from != to {
+                        let drop_per_million = range(rng, 0, 500_000) as u32;
+                        let delay_ms_extra = range(rng, 0, 200);
+                        plan.push(PlanEntry {
+                            at_ns: t,
+                            action: Action::Link { from, to, drop_per_million, delay_ms_extra },
+                        });
+                        plan.push(PlanEntry { at_ns: end, action: Action::Heal });
+                    }
+                }
+                "crash" => {
+                    let node = *all.choose(rng).expect("nodes");
+                    if down.len() < minority.max(1) && !down.iter().any(|(n, _)| *n == node) {
+                        plan.push(PlanEntry { at_ns: t, action: Action::Crash { node } });
+                        plan.push(PlanEntry { at_ns: end, action: Action::Restart { node } });
+                        down.push((node, end));
+                    }
+                }
+                "pause" => {
+                    let node = *all.choose(rng).expect("nodes");
+                    let ms = (end - t) / MS / 2 + 1;
+                    plan.push(PlanEntry { at_ns: t, action: Action::Pause { node, ms } });
+                }
+                "clock" => {
+                    let node = *all.choose(rng).expect("nodes");
+                    let skew = (self.skew_ms_max * MS) as i64;
+                    let action = match range(rng, 0, 2) {
+                        0 => Action::ClockOffset { node, ns: range(rng, 0, 2 * skew as u64) as i64 - skew },
+                        1 => Action::ClockDrift {
+                            node,
+                            ppm: range(rng, 0, 2 * self.drift_ppm_max as u64) as i64 - self.drift_ppm_max,
+                        },
+                        _ => Action::ClockJump { node, ns: range(rng, 0, 2 * skew as u64) as i64 - skew },
+                    };
+                    plan.push(PlanEntry { at_ns: t, action });
+                }
+                _ => {}
+            }
+            t += exp_gap(rng, self.interval_ms_mean) * MS;
+        }
+        plan.sort_by_key(|e| e.at_ns);
+        plan
+    }
+}
+
+/// A bridge: the sides cannot hear each other, the bridge node hears both.
+fn bridge_links(a: &[NodeId], b: &[NodeId], bridge: NodeId, t: u64, end: u64, plan: &mut Vec<PlanEntry>) {
+    let a: Vec<NodeId> = a.iter().copied().filter(|n| *n != bridge).collect();
+    let b: Vec<NodeId> = b.iter().copied().filter(|n| *n != bridge).collect();
+    plan.push(PlanEntry { at_ns: t, action: Action::PartitionOneWay { from: a.clone(), to: b.clone() } });
+    plan.push(PlanEntry { at_ns: t, action: Action::PartitionOneWay { from: b, to: a } });
+    plan.push(PlanEntry { at_ns: end, action: Action::Heal });
+}
+
+/// An exponential gap with the given mean, in ms, at least 1.
+fn exp_gap(rng: &mut ChaCha8Rng, mean_ms: u64) -> u64 {
+    use rand::Rng;
+    let u: f64 = rng.gen_range(1e-9..1.0);
+    ((-u.ln()) * mean_ms as f64).max(1.0) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{stream, Stream};
+
+    #[test]
+    fn plan_is_sorted_and_crashes_stay_a_minority() {
+        let p = FaultProfile { swarm: false, ..FaultProfile::default() };
+        for seed in 0..50 {
+            let draw = p.draw(&mut stream(seed, Stream::Swarm));
+            let plan = p.plan(&draw, 5, 10_000_000_000, &mut stream(seed, Stream::Plan));
+            assert!(plan.windows(2).all(|w| w[0].at_ns <= w[1].at_ns));
+            let mut down = std::collections::BTreeSet::new();
+            for e in &plan {
+                match e.action {
+                    Action::Crash { node } => assert!(down.insert(node)),
+                    Action::Restart { node } => assert!(down.remove(&node)),
+                    _ => {}
+                }
+                assert!(down.len() <= 2, "seed {seed}: more than a minority down");
+            }
+            assert!(down.is_empty(), "seed {seed}: a crash is never undone");
+        }
+    }
+
+    #[test]
+    fn plan_round_trips_through_json() {
+        let p = FaultProfile::default();
+        let draw = p.draw(&mut stream(3, Stream::Swarm));
+        let plan = p.plan(&draw, 3, 5_000_000_000, &mut stream(3, Stream::Plan));
+        let json = serde_json::to_string(&plan).unwrap();
+        let back: Vec<PlanEntry> = serde_json::from_str(&json).unwrap();
+        assert_eq!(plan, back);
+    }
+}

@@ -1,0 +1,185 @@
+//! The network: per-link partitions (symmetric and one-way), degraded links,
+//! and per-message loss, delay, duplication and reordering, all drawn from
+//! the network's own stream of the seed.
+
+use crate::event::DropCause;
+use crate::machine::NodeId;
+use crate::nemesis::SwarmDraw;
+use crate::rng::{chance, range};
+use rand_chacha::ChaCha8Rng;
+use std::collections::{BTreeMap, BTreeSet};
+
+const MS: u64 = 1_000_000;
+
+#[derive(Clone, Debug, Default)]
+pub struct NetConfig {
+    pub drop_probability: f64,
+    pub duplicate_probability: f64,
+    /// A reordered message waits an extra delay of up to 10x the maximum,
+    /// so that later messages overtake it.
+    pub reorder_probability: f64,
+    pub delay_ms_min: u64,
+    pub delay_ms_max: u64,
+}
+
+impl From<&SwarmDraw> for NetConfig {
+    fn from(d: &SwarmDraw) -> Self {
+        NetConfig {
+            drop_probability: d.drop_probability,
+            duplicate_probability: d.duplicate_probability,
+            reorder_probability: d.reorder_probability,
+            delay_ms_min: d.delay_ms_min,
+            delay_ms_max: d.delay_ms_max,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct LinkFault {
+    drop_per_million: u32,
+    delay_ms_extra: u64,
+}
+
+/// The fate of one message: delays of each copy, or why none will arrive.
+#[derive(Debug, PartialEq)]
+pub enum Route {
+    Deliver { delay_ns: u64, duplicate_delay_ns: Option<u64> },
+    Lost(DropCause),
+}
+
+#[derive(Debug, Default)]
+pub struct Network {
+    pub cfg: NetConfig,
+    /// `(from, to)` pairs whose messages are cut.
+    cut: BTreeSet<(NodeId, NodeId)>,
+    degraded: BTreeMap<(NodeId, NodeId), LinkFault>,
+    /// While false, message chaos is off (the liveness phase).
+    pub chaos: bool,
+}
+
+impl Network {
+    pub fn new(cfg: NetConfig) -> Self {
+        Network { cfg, chaos: true, ..Network::default() }
+    }
+
+    pub fn cut(&mut self, from: NodeId, to: NodeId) {
+        if from != to {
+            self.cut.insert((from, to));
+        }
+    }
+
+    pub fn is_cut(&self, from: NodeId, to: NodeId) -> bool {
+        self.cut.contains(&(from, to))
+    }
+
+    /// Nodes in different groups lose each other, both ways.
+    pub fn partition(&mut self, groups: &[Vec<NodeId>]) {
+        for (gi, a) in groups.iter().enumerate() {
+            for (gj, b) in groups.iter().enumerate() {
+                if gi != gj {
+                    for &x in a {
+                        for &y in b {
+                            self.cut(x, y);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn isolate(&mut self, node: NodeId, nodes: usize, inbound_only: bool) {
+        for other in 0..nodes {
+            self.cut(other, node);
+            if !inbound_only {
+                self.cut(node, other);
+            }
+        }
+    }
+
+    pub fn degrade(&mut self, from: NodeId, to: NodeId, drop_per_million: u32, delay_ms_extra: u64) {
+        self.degraded.insert((from, to), LinkFault { drop_per_million, delay_ms_extra });
+    }
+
+    pub fn heal(&mut self) {
+        self.cut.clear();
+        self.degraded.clear();
+    }
+
+    /// Decide the fate of a message sent now from `from` to `to`.
+    pub fn route(&self, from: NodeId, to: NodeId, rng: &mut ChaCha8Rng) -> Route {
+        if self.is_cut(from, to) {
+            return Route::Lost(DropCause::Partition);
+        }
+        let link = self.degraded.get(&(from, to));
+        if let Some(l) = link {
+            if chance(rng, l.drop_per_million as f64 / 1e6) {
+                return Route::Lost(DropCause::Loss);
+            }
+        }
+        let chaos = self.chaos;
+        if chaos && chance(rng, self.cfg.drop_probability) {
+            return Route::Lost(DropCause::Loss);
+        }
+        let extra = link.map_or(0, |l| l.delay_ms_extra) * MS;
+        let one = |rng: &mut ChaCha8Rng| {
+            let mut d = range(rng, self.cfg.delay_ms_min * MS, self.cfg.delay_ms_max * MS) + extra;
+            if chaos && chance(rng, self.cfg.reorder_probability) {
+                d += range(rng, 0, 10 * self.cfg.delay_ms_max * MS);
+            }
+            d.max(1)
+        };
+        let delay_ns = one(rng);
+        let duplicate_delay_ns =
+            if chaos && chance(rng, self.cfg.duplicate_probability) { Some(one(rng)) } else { None };
+        Route::Deliver { delay_ns, duplicate_delay_ns }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{stream, Stream};
+
+    #[test]
+    fn one_way_isolation_keeps_the_outbound_direction() {
+        let mut n = Network::new(NetConfig { delay_ms_min: 1, delay_ms_max: 2, ..NetConfig::default() });
+        n.isolate(0, 3, true);
+        let mut rng = stream(1, Stream::Net);
+        assert_eq!(n.route(1, 0, &mut rng), Route::Lost(DropCause::Partition));
+        assert!(matches!(n.route(0, 1, &mut rng), Route::Deliver { .. }));
+        n.heal();
+        assert!(matches!(n.route(1, 0, &mut rng), Route::Deliver { .. }));
+    }
+
+    #[test]
+    fn partition_cuts_across_groups_only() {
+        let mut n = Network::new(NetConfig::default());
+        n.partition(&[vec![0, 1], vec![2]]);
+        assert!(n.is_cut(0, 2) && n.is_cut(2, 1));
+        assert!(!n.is_cut(0, 1));
+    }
+
+    #[test]
+    fn chaos_rates_show_up_in_draws() {
+        let n = Network::new(NetConfig {
+            drop_probability: 0.2,
+            duplicate_probability: 0.1,
+            reorder_probability: 0.0,
+            delay_ms_min: 1,
+            delay_ms_max: 5,
+        });
+        let mut rng = stream(9, Stream::Net);
+        let (mut lost, mut dup) = (0, 0);
+        for _ in 0..10_000 {
+            match n.route(0, 1, &mut rng) {
+                Route::Lost(_) => lost += 1,
+                Route::Deliver { duplicate_delay_ns, delay_ns } => {
+                    assert!((MS..=5 * MS).contains(&delay_ns));
+                    dup += duplicate_delay_ns.is_some() as u32;
+                }
+            }
+        }
+        assert!((1_700..2_300).contains(&lost), "lost {lost}");
+        assert!((600..1_000).contains(&dup), "dup {dup}");
+    }
+}

@@ -1,0 +1,136 @@
+//! A scenario: the cluster, its workload, its fault profile, the invariants
+//! it checks, the coverage goals it must reach and the outcome it expects.
+
+use crate::check::{self, LivenessParams};
+use crate::nemesis::FaultProfile;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Which model runs ("raft").
+    pub model: String,
+    pub nodes: usize,
+    /// Model knobs, read by the model (election timeouts, compaction, ..).
+    #[serde(default)]
+    pub config: serde_json::Value,
+    #[serde(default)]
+    pub workload: WorkloadConfig,
+    #[serde(default)]
+    pub faults: FaultProfile,
+    /// Length of the phase with faults.
+    #[serde(default = "default_safety_ms")]
+    pub safety_ms: u64,
+    /// Length of the phase after the heal, in which the system must converge.
+    #[serde(default = "default_liveness_ms")]
+    pub liveness_ms: u64,
+    pub invariants: Vec<String>,
+    #[serde(default)]
+    pub liveness: LivenessParams,
+    /// `sometimes` goals: states a run should reach; fuzz fails a scenario
+    /// whose goals no seed reached.
+    #[serde(default)]
+    pub coverage: Vec<String>,
+    #[serde(default)]
+    pub expect: Expect,
+    /// Upper bound on trace events; a run that needs more is a finding.
+    #[serde(default = "default_event_budget")]
+    pub event_budget: u64,
+}
+
+fn default_safety_ms() -> u64 {
+    10_000
+}
+fn default_liveness_ms() -> u64 {
+    10_000
+}
+fn default_event_budget() -> u64 {
+    2_000_000
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Expect {
+    /// The correct model violates nothing.
+    #[default]
+    Pass,
+    /// The correct model must violate this invariant: a documented limit
+    /// (for example clock skew beyond the bound a lease relies on).
+    Violation(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WorkloadConfig {
+    pub clients: u32,
+    pub keys: u32,
+    /// Pause between one op's end and the next invoke, drawn up to this.
+    pub think_ms_max: u64,
+    /// A reply not back by then makes the op `info` (outcome unknown).
+    pub op_timeout_ms: u64,
+    /// Retries of a definitely-rejected op (not the leader, node down).
+    pub retries_max: u32,
+    pub retry_backoff_ms: u64,
+    /// Relative weights of the op mix.
+    pub put_weight: u32,
+    pub append_weight: u32,
+    pub get_weight: u32,
+    pub cas_weight: u32,
+}
+
+impl Default for WorkloadConfig {
+    fn default() -> Self {
+        WorkloadConfig {
+            clients: 3,
+            keys: 3,
+            think_ms_max: 50,
+            op_timeout_ms: 1_000,
+            retries_max: 10,
+            retry_backoff_ms: 20,
+            put_weight: 2,
+            append_weight: 4,
+            get_weight: 3,
+            cas_weight: 1,
+        }
+    }
+}
+
+impl Scenario {
+    /// Parse and validate; the error is one line fit for a user.
+    pub fn from_json(text: &str) -> Result<Scenario, String> {
+        let s: Scenario = serde_json::from_str(text).map_err(|e| format!("invalid scenario JSON: {e}"))?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        let n = &self.name;
+        if !(1..=9).contains(&self.nodes) {
+            return Err(format!("scenario {n}: nodes must be 1 to 9, not {}", self.nodes));
+        }
+        for id in &self.invariants {
+            if !check::is_known(id) {
+                return Err(format!("scenario {n}: unknown invariant '{id}'"));
+            }
+        }
+        if let Expect::Violation(id) = &self.expect {
+            if !self.invariants.contains(id) {
+                return Err(format!("scenario {n}: expects a violation of '{id}', which it does not check"));
+            }
+        }
+        if self.liveness.tail_ms >= self.liveness_ms && self.invariants.iter().any(|i| i == "liveness") {
+            return Err(format!("scenario {n}: liveness.tail_ms must be shorter than liveness_ms"));
+        }
+        let w = &self.workload;
+        if w.put_weight + w.append_weight + w.get_weight + w.cas_weight == 0 || w.keys == 0 {
+            return Err(format!("scenario {n}: the workload has no ops or no keys"));
+        }
+        if self.faults.delay_ms_min > self.faults.delay_ms_max {
+            return Err(format!("scenario {n}: faults.delay_ms_min exceeds delay_ms_max"));
+        }
+        Ok(())
+    }
+}
