@@ -15,6 +15,7 @@ pub mod hash;
 pub mod machine;
 pub mod nemesis;
 pub mod net;
+pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod trace;

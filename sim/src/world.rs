@@ -165,6 +165,13 @@ where
     F: Fn(NodeId) -> M,
 {
     let rt = madsim::runtime::Runtime::with_seed_and_config(spec.seed, madsim::Config::default());
+    struct InRun(bool);
+    impl Drop for InRun {
+        fn drop(&mut self) {
+            IN_RUN.with(|f| f.set(self.0));
+        }
+    }
+    let _restore = InRun(IN_RUN.with(|f| f.replace(true)));
     rt.block_on(async move {
         let mut w = World::new(spec, factory);
         w.run().await;
@@ -423,7 +430,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }));
         let out = std::mem::take(&mut io.out);
         if let Err(payload) = result {
-            let message = panic_message(&payload);
+            let message = panic_text(&payload);
             self.record(Some(node), EventKind::Panic { message: message.clone() });
             let i = self.trace.len() as u64 - 1;
             self.verdict = Some(Verdict::error(format!("node {node} panicked: {message}"), vec![i]));
@@ -676,6 +683,31 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     }
 }
 
+thread_local! {
+    static IN_RUN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static LAST_PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Keep panics inside a run quiet (they become findings with their
+/// location), and leave every other panic to the default hook.
+pub fn install_panic_hook() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if IN_RUN.with(|f| f.get()) {
+            let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+            LAST_PANIC.with(|p| *p.borrow_mut() = Some(at));
+        } else {
+            default(info);
+        }
+    }));
+}
+
+/// The message of a caught panic, with its location when the hook saw it.
+pub fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
+    let at = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_default();
+    format!("{}{at}", panic_message(payload))
+}
+
 fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         s.to_string()
@@ -685,4 +717,3 @@ fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
         "non-string panic payload".to_string()
     }
 }
-

@@ -1,0 +1,85 @@
+//! The JSON report of a run: what a user reads and what `dst replay` re-runs.
+//! Written atomically (a temporary file, then a rename), read back with one
+//! clear error line for anything malformed, truncated or from another schema.
+
+use crate::event::Event;
+use crate::nemesis::{PlanEntry, SwarmDraw};
+use crate::trace::Trace;
+use crate::world::Verdict;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+pub const SCHEMA: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    pub events: u64,
+    pub messages: u64,
+    pub sim_ns: u64,
+    /// Wall-clock time of the run; the only field that differs between replays.
+    pub wall_ms: u64,
+    #[serde(default)]
+    pub counters: BTreeMap<String, u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema: u32,
+    pub dst_version: String,
+    pub scenario: String,
+    pub seed: u64,
+    pub bugs: Vec<String>,
+    /// The scenario as it ran, so a report replays even if the file changed.
+    pub config: serde_json::Value,
+    pub swarm: SwarmDraw,
+    pub plan: Vec<PlanEntry>,
+    pub verdict: Verdict,
+    /// Whether the verdict is what the scenario and bug switches expect.
+    pub expected: bool,
+    pub coverage: BTreeSet<String>,
+    pub stats: Stats,
+    pub trace_hash: String,
+    pub replay: String,
+    pub trace: Vec<Event>,
+}
+
+impl Report {
+    /// Write to `path` atomically; creates the parent folder.
+    pub fn write(&self, path: &Path) -> Result<(), String> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        let tmp = path.with_extension("json.tmp");
+        let text = serde_json::to_vec(self).map_err(|e| format!("cannot encode report: {e}"))?;
+        std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+        std::fs::rename(&tmp, path).map_err(|e| format!("cannot rename to {}: {e}", path.display()))
+    }
+
+    /// Read and validate a report; the error is one line.
+    pub fn read(path: &Path) -> Result<Report, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Self::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> Result<Report, String> {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            if e.is_eof() {
+                format!("truncated report ({e})")
+            } else {
+                format!("malformed report JSON ({e})")
+            }
+        })?;
+        match v.get("schema").and_then(|s| s.as_u64()) {
+            Some(s) if s == SCHEMA as u64 => {}
+            Some(s) => return Err(format!("report schema {s} is not supported (this dst reads schema {SCHEMA})")),
+            None => return Err("not a dst report (no schema field)".into()),
+        }
+        let r: Report = serde_json::from_value(v).map_err(|e| format!("invalid report: {e}"))?;
+        let h = Trace::hash_of(&r.trace);
+        if h != r.trace_hash {
+            return Err(format!("trace does not match its hash (stored {}, computed {h}): the file was edited or cut", r.trace_hash));
+        }
+        Ok(r)
+    }
+}

@@ -1,0 +1,90 @@
+//! The command line, as DESIGN.md lays it out.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(name = "dst", version, about = "Deterministic simulation testing for distributed systems")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// List scenarios, bug switches and invariants.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run one seed of a scenario; writes a report on failure (or always with --report).
+    Run {
+        /// A built-in scenario name or a path to a scenario JSON file.
+        scenario: String,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Switch on a catalogued bug (repeatable).
+        #[arg(long = "bug")]
+        bugs: Vec<String>,
+        /// Where to write the report (default: reports/ on failure only).
+        #[arg(long)]
+        report: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run many seeds of one scenario, or of all built-in scenarios.
+    Fuzz {
+        /// A built-in scenario, a scenario file, or "all".
+        #[arg(default_value = "all")]
+        scenario: String,
+        /// Seed range A..B (B exclusive).
+        #[arg(long)]
+        seeds: Option<String>,
+        /// Stop taking new seeds after this long (e.g. 90s, 10m, 1h).
+        #[arg(long)]
+        budget: Option<String>,
+        /// Worker threads, each with its own runtime (default: all cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Run only seeds s with s % N == I.
+        #[arg(long)]
+        shard: Option<String>,
+        #[arg(long = "bug")]
+        bugs: Vec<String>,
+        #[arg(long, default_value = "reports")]
+        report_dir: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-run a report: exit 0 if verdict and trace hash match, 1 if not.
+    Replay {
+        report: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Every catalogued bug against its scenario: found? after how many seeds?
+    Mutants {
+        #[arg(long, default_value_t = 2_000)]
+        max_seeds: u64,
+        /// Only these bugs (repeatable).
+        #[arg(long = "bug")]
+        bugs: Vec<String>,
+        #[arg(long)]
+        jobs: Option<usize>,
+        #[arg(long, default_value = "reports")]
+        report_dir: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Seeds/s and events/s per scenario, beside a bare madsim message loop.
+    Bench {
+        /// Seeds per scenario.
+        #[arg(long, default_value_t = 40)]
+        seeds: u64,
+        /// Only this scenario.
+        #[arg(long)]
+        scenario: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+}
