@@ -4,7 +4,8 @@
 //! Numbers are measured and printed, never asserted.
 
 use crate::commands::run_seed;
-use crate::{builtin, Exit};
+use crate::Exit;
+use models::scenarios as builtin;
 use madsim::net::Endpoint;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};

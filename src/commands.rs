@@ -1,7 +1,8 @@
 //! The small commands: list, run, replay.
 
 use crate::outcome::{self, Class};
-use crate::{builtin, Exit};
+use crate::Exit;
+use models::scenarios as builtin;
 use models::catalogue;
 use sim::report::Report;
 use sim::{RunOutcome, Scenario};

@@ -4,7 +4,8 @@
 use crate::commands::run_seed;
 use crate::outcome::{self, Class};
 use crate::progress::{parse_duration, Progress};
-use crate::{builtin, pool, Exit};
+use crate::{pool, Exit};
+use models::scenarios as builtin;
 use sim::scenario::Expect;
 use sim::{Scenario, Status};
 use std::collections::BTreeMap;

@@ -1,7 +1,6 @@
 //! `dst`: run, fuzz, replay and measure deterministic simulations.
 
 mod bench;
-mod builtin;
 mod cli;
 mod commands;
 mod fuzz;

@@ -4,7 +4,8 @@
 
 use crate::commands::run_seed;
 use crate::outcome::{self, Class};
-use crate::{builtin, pool, Exit};
+use crate::{pool, Exit};
+use models::scenarios as builtin;
 use models::catalogue::{self, BugInfo};
 use sim::Status;
 use std::collections::BTreeMap;

@@ -63,14 +63,6 @@ pub fn report(out: &RunOutcome, scenario: &Scenario, seed: u64, bugs: &[String],
     }
 }
 
-/// The command that re-runs a seed without a report file.
-pub fn rerun_command(scenario: &str, seed: u64, bugs: &[String]) -> String {
-    let mut s = format!("dst run {scenario} --seed {seed}");
-    for b in bugs {
-        s.push_str(&format!(" --bug {b}"));
-    }
-    s
-}
 
 /// One line describing a verdict.
 pub fn describe(out: &RunOutcome) -> String {

@@ -100,6 +100,11 @@ impl Network {
         self.degraded.insert((from, to), LinkFault { drop_per_million, delay_ms_extra });
     }
 
+    /// Whether messages from `from` to `to` pass without a cut or a degraded link.
+    pub fn is_clean(&self, from: NodeId, to: NodeId) -> bool {
+        !self.cut.contains(&(from, to)) && !self.degraded.contains_key(&(from, to))
+    }
+
     pub fn heal(&mut self) {
         self.cut.clear();
         self.degraded.clear();

@@ -1,6 +1,7 @@
 use super::{Invariant, Violation};
 use crate::event::{Event, EventKind, ModelEvent, Role};
-use crate::nemesis::Action;
+use crate::nemesis::{Action, Target};
+use crate::net::Network;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -23,14 +24,23 @@ impl Default for LivenessParams {
 
 /// After the heal point, the healed quorum converges: it has a leader, every
 /// client op in the closing tail succeeds, and no healthy leader is deposed.
+///
+/// A leader is healthy when, from its election to its fall, it kept clean
+/// two-way links to a quorum of running nodes. The checker follows the
+/// faults in the trace to know that, the same way the network applied them.
 pub struct Liveness {
     p: LivenessParams,
+    nodes: usize,
     heal: Option<(u64, u64)>,
     impaired: BTreeSet<usize>,
     up: BTreeMap<usize, bool>,
     role: BTreeMap<usize, (Role, u64)>,
-    /// Highest term in which any node became leader.
-    newest_leader_term: u64,
+    links: Network,
+    paused_until: BTreeMap<usize, u64>,
+    /// node -> when it became leader
+    elected_at: BTreeMap<usize, u64>,
+    /// node -> the last time it lacked a healthy quorum
+    lost_quorum_at: BTreeMap<usize, u64>,
     disruptions: Vec<u64>,
     /// Completions after the heal: (time, client, ok?, event index).
     done: Vec<(u64, u32, bool, u64)>,
@@ -38,17 +48,73 @@ pub struct Liveness {
 }
 
 impl Liveness {
-    pub fn new(p: LivenessParams) -> Self {
+    pub fn new(p: LivenessParams, nodes: usize) -> Self {
         Liveness {
             p,
+            nodes,
             heal: None,
             impaired: BTreeSet::new(),
             up: BTreeMap::new(),
             role: BTreeMap::new(),
-            newest_leader_term: 0,
+            links: Network::default(),
+            paused_until: BTreeMap::new(),
+            elected_at: BTreeMap::new(),
+            lost_quorum_at: BTreeMap::new(),
             disruptions: Vec::new(),
             done: Vec::new(),
             clients: BTreeSet::new(),
+        }
+    }
+}
+
+impl Liveness {
+    fn running(&self, n: usize, now: u64) -> bool {
+        self.up.get(&n).copied().unwrap_or(true) && self.paused_until.get(&n).is_none_or(|t| *t <= now)
+    }
+
+    fn has_quorum(&self, n: usize, now: u64) -> bool {
+        if !self.running(n, now) {
+            return false;
+        }
+        let reach = (0..self.nodes)
+            .filter(|&m| m == n || (self.running(m, now) && self.links.is_clean(n, m) && self.links.is_clean(m, n)))
+            .count();
+        reach > self.nodes / 2
+    }
+
+    fn apply_fault(&mut self, action: &Action, now: u64) {
+        match action {
+            Action::Partition { groups } => self.links.partition(groups),
+            Action::PartitionOneWay { from, to } => {
+                for &f in from {
+                    for &t in to {
+                        self.links.cut(f, t);
+                    }
+                }
+            }
+            Action::Isolate { target: Target::Node(n), inbound_only } => self.links.isolate(*n, self.nodes, *inbound_only),
+            Action::Isolate { target: Target::Leader, .. } => {}
+            Action::Link { from, to, drop_per_million, delay_ms_extra } => {
+                self.links.degrade(*from, *to, *drop_per_million, *delay_ms_extra)
+            }
+            Action::Heal => self.links.heal(),
+            Action::Crash { node } => {
+                self.up.insert(*node, false);
+                self.role.remove(node);
+            }
+            Action::Pause { node, ms } => {
+                self.paused_until.insert(*node, now + ms * 1_000_000);
+            }
+            _ => {}
+        }
+        self.note_quorum(now);
+    }
+
+    fn note_quorum(&mut self, now: u64) {
+        for n in 0..self.nodes {
+            if !self.has_quorum(n, now) {
+                self.lost_quorum_at.insert(n, now);
+            }
         }
     }
 }
@@ -63,21 +129,25 @@ impl Invariant for Liveness {
             (EventKind::Heal { impaired }, _) => {
                 self.heal = Some((e.t_ns, e.i));
                 self.impaired = impaired.iter().copied().collect();
+                self.links.heal();
+                self.paused_until.clear();
+                for &n in impaired {
+                    self.links.isolate(n, self.nodes, false);
+                }
+                self.note_quorum(e.t_ns);
             }
-            (EventKind::Fault { action: Action::Crash { node } }, _) => {
-                self.up.insert(*node, false);
-                self.role.remove(node);
-            }
+            (EventKind::Fault { action }, _) => self.apply_fault(action, e.t_ns),
             (EventKind::Boot { .. }, Some(n)) => {
                 self.up.insert(n, true);
             }
             (EventKind::Model(ModelEvent::Role { term, role, cause, .. }), Some(n)) => {
                 let was = self.role.insert(n, (*role, *term));
                 if *role == Role::Leader {
-                    self.newest_leader_term = self.newest_leader_term.max(*term);
+                    self.elected_at.insert(n, e.t_ns);
                 }
-                let deposed_newest = matches!(was, Some((Role::Leader, t)) if t == self.newest_leader_term);
-                if self.heal.is_some() && deposed_newest && cause == "higher-term" && !self.impaired.contains(&n) {
+                let was_leader = matches!(was, Some((Role::Leader, _)));
+                let healthy = self.elected_at.get(&n).is_some_and(|el| self.lost_quorum_at.get(&n).is_none_or(|l| l < el));
+                if self.heal.is_some() && was_leader && healthy && cause == "higher-term" && !self.impaired.contains(&n) {
                     self.disruptions.push(e.i);
                 }
             }
@@ -165,7 +235,7 @@ mod tests {
     }
 
     fn healed() -> Liveness {
-        let mut c = Liveness::new(LivenessParams { tail_ms: 1_000, disruptions_max: 0 });
+        let mut c = Liveness::new(LivenessParams { tail_ms: 1_000, disruptions_max: 0 }, 3);
         c.observe(&role(0, 0, 0, Role::Leader, 1, "won")).unwrap();
         c.observe(&at(1, 5_000, None, EventKind::Heal { impaired: vec![] })).unwrap();
         c
@@ -194,7 +264,18 @@ mod tests {
     }
 
     #[test]
-    fn deposing_the_newest_leader_after_heal_is_a_disruption() {
+    fn deposing_a_leader_that_was_cut_off_is_no_disruption() {
+        let mut c = Liveness::new(LivenessParams { tail_ms: 1_000, disruptions_max: 0 }, 3);
+        c.observe(&role(0, 0, 0, Role::Leader, 1, "won")).unwrap();
+        let cut = Action::Isolate { target: Target::Node(0), inbound_only: false };
+        c.observe(&at(1, 4_000, None, EventKind::Fault { action: cut })).unwrap();
+        c.observe(&at(2, 5_000, None, EventKind::Heal { impaired: vec![] })).unwrap();
+        c.observe(&role(3, 5_010, 0, Role::Follower, 2, "higher-term")).unwrap();
+        assert_eq!(c.counters(), vec![("disruptions", 0)]);
+    }
+
+    #[test]
+    fn deposing_a_healthy_leader_after_heal_is_a_disruption() {
         let mut c = healed();
         c.observe(&role(2, 6_000, 0, Role::Follower, 7, "higher-term")).unwrap();
         c.observe(&role(3, 6_300, 1, Role::Leader, 8, "won")).unwrap();

@@ -55,12 +55,12 @@ pub fn is_known(id: &str) -> bool {
 }
 
 /// Build the checker named `id`, or say which ids exist.
-pub fn build(id: &str, liveness: &LivenessParams) -> Result<Box<dyn Invariant>, String> {
+pub fn build(id: &str, nodes: usize, liveness: &LivenessParams) -> Result<Box<dyn Invariant>, String> {
     Ok(match id {
         "no-dual-leaders" => Box::new(NoDualLeaders::default()),
         "state-machine-safety" => Box::new(StateMachineSafety::default()),
         "no-double-apply" => Box::new(NoDoubleApply::default()),
-        "liveness" => Box::new(Liveness::new(liveness.clone())),
+        "liveness" => Box::new(Liveness::new(liveness.clone(), nodes)),
         _ => {
             let known: Vec<&str> = INVARIANTS.iter().map(|(i, _)| *i).collect();
             return Err(format!("unknown invariant '{id}' (known: {})", known.join(", ")));
