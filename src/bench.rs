@@ -5,8 +5,8 @@
 
 use crate::commands::run_seed;
 use crate::Exit;
-use models::scenarios as builtin;
 use madsim::net::Endpoint;
+use models::scenarios as builtin;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -84,7 +84,9 @@ pub fn main(seeds: u64, only: Option<&str>, json: bool) -> Exit {
 /// madsim's own network: the floor any harness on madsim pays.
 fn bare_loop(seed: u64, nodes: usize, messages: u64) {
     let rt = madsim::runtime::Runtime::with_seed_and_config(seed, madsim::Config::default());
-    let addrs: Vec<SocketAddr> = (0..nodes).map(|i| format!("10.0.0.{}:1", i + 1).parse().expect("addr")).collect();
+    let addrs: Vec<SocketAddr> = (0..nodes)
+        .map(|i| format!("10.0.0.{}:1", i + 1).parse().expect("addr"))
+        .collect();
     let sent = Arc::new(AtomicU64::new(0));
     let handles: Vec<_> = addrs.iter().map(|a| rt.create_node().ip(a.ip()).build()).collect();
     for (i, h) in handles.iter().enumerate() {

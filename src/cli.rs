@@ -4,7 +4,11 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
-#[command(name = "dst", version, about = "Deterministic simulation testing for distributed systems")]
+#[command(
+    name = "dst",
+    version,
+    about = "Deterministic simulation testing for distributed systems"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub cmd: Cmd,
@@ -53,6 +57,9 @@ pub enum Cmd {
         bugs: Vec<String>,
         #[arg(long, default_value = "reports")]
         report_dir: PathBuf,
+        /// Run every seed twice and fail on any difference in trace hash.
+        #[arg(long)]
+        determinism: bool,
         #[arg(long)]
         json: bool,
     },

@@ -2,8 +2,8 @@
 
 use crate::outcome::{self, Class};
 use crate::Exit;
-use models::scenarios as builtin;
 use models::catalogue;
+use models::scenarios as builtin;
 use sim::report::Report;
 use sim::{RunOutcome, Scenario};
 use std::path::{Path, PathBuf};
@@ -16,8 +16,16 @@ pub fn run_seed(
     plan: Option<Vec<sim::nemesis::PlanEntry>>,
 ) -> Result<(RunOutcome, u64), String> {
     let start = std::time::Instant::now();
-    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| catalogue::run(scenario, seed, bugs, plan)))
-        .map_err(|p| format!("harness panicked on {} seed {seed}: {}", scenario.name, sim::world::panic_text(&p)))??;
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        catalogue::run(scenario, seed, bugs, plan)
+    }))
+    .map_err(|p| {
+        format!(
+            "harness panicked on {} seed {seed}: {}",
+            scenario.name,
+            sim::world::panic_text(&p)
+        )
+    })??;
     Ok((out, start.elapsed().as_millis() as u64))
 }
 
@@ -30,7 +38,7 @@ pub fn list(json: bool) -> Exit {
                 "invariants": s.invariants, "coverage": s.coverage, "expect": s.expect,
             })).collect::<Vec<_>>(),
             "bugs": catalogue::BUGS.iter().map(|b| serde_json::json!({
-                "id": b.id, "model": b.model, "kind": b.kind, "invariant": b.invariant,
+                "id": b.id, "model": b.model, "kind": b.kind, "invariants": b.invariants,
                 "scenario": b.scenario, "summary": b.summary,
             })).collect::<Vec<_>>(),
             "invariants": sim::check::INVARIANTS.iter().map(|(id, d)| serde_json::json!({"id": id, "holds_when": d})).collect::<Vec<_>>(),
@@ -44,7 +52,14 @@ pub fn list(json: bool) -> Exit {
     }
     println!("bugs:");
     for b in catalogue::BUGS {
-        println!("  {:<26} {:<8} caught by {:<21} in {:<19} {}", b.id, b.kind, b.invariant, b.scenario, b.summary);
+        println!(
+            "  {:<26} {:<8} caught by {:<21} in {:<19} {}",
+            b.id,
+            b.kind,
+            b.invariants.join("|"),
+            b.scenario,
+            b.summary
+        );
     }
     println!("invariants:");
     for (id, d) in sim::check::INVARIANTS {
@@ -96,7 +111,10 @@ pub fn run(name: &str, seed: u64, bugs: &[String], report: Option<PathBuf>, json
             out.trace.hash_hex()
         );
         if !out.coverage.is_empty() {
-            println!("coverage: {}", out.coverage.iter().cloned().collect::<Vec<_>>().join(", "));
+            println!(
+                "coverage: {}",
+                out.coverage.iter().cloned().collect::<Vec<_>>().join(", ")
+            );
         }
         if let Some(p) = &written {
             println!("report: {}  (replay: dst replay {})", p.display(), p.display());
@@ -117,7 +135,10 @@ pub fn replay(path: &Path, json: bool) -> Exit {
         Ok(s) => s,
         Err(e) => return Exit::Bad(format!("{}: the report's scenario is invalid: {e}", path.display())),
     };
-    if let Err(e) = scenario.validate().and_then(|_| outcome::validate_bugs(&scenario, &r.bugs)) {
+    if let Err(e) = scenario
+        .validate()
+        .and_then(|_| outcome::validate_bugs(&scenario, &r.bugs))
+    {
         return Exit::Bad(format!("{}: {e}", path.display()));
     }
     let (out, _) = match run_seed(&scenario, r.seed, &r.bugs, Some(r.plan.clone())) {
@@ -126,31 +147,79 @@ pub fn replay(path: &Path, json: bool) -> Exit {
     };
     let same_verdict = out.verdict == r.verdict;
     let same_hash = out.trace.hash_hex() == r.trace_hash;
+    let (offline_agrees, offline) = offline_verdict(&scenario, &r);
+    let reproduced = same_verdict && same_hash && offline_agrees;
     let divergence = (!same_hash).then(|| first_divergence(out.trace.events(), &r.trace));
     if json {
         println!(
             "{}",
-            serde_json::json!({"reproduced": same_verdict && same_hash, "verdict": out.verdict,
+            serde_json::json!({"reproduced": reproduced, "verdict": out.verdict,
                 "expected_verdict": r.verdict, "trace_hash": out.trace.hash_hex(),
-                "expected_trace_hash": r.trace_hash, "first_divergent_event": divergence})
+                "expected_trace_hash": r.trace_hash, "first_divergent_event": divergence,
+                "offline_check": offline})
         );
-    } else if same_verdict && same_hash {
-        println!("reproduced: {} seed {}: {} (trace {})", r.scenario, r.seed, outcome::describe(&out), r.trace_hash);
+    } else if reproduced {
+        println!(
+            "reproduced: {} seed {}: {} (trace {})",
+            r.scenario,
+            r.seed,
+            outcome::describe(&out),
+            r.trace_hash
+        );
+        println!("offline check of the saved trace: {offline}");
     } else {
         println!("MISMATCH: {} seed {}", r.scenario, r.seed);
-        println!("  report: {:?} {:?} trace {}", r.verdict.status, r.verdict.invariant, r.trace_hash);
-        println!("  now:    {:?} {:?} trace {}", out.verdict.status, out.verdict.invariant, out.trace.hash_hex());
+        println!(
+            "  report: {:?} {:?} trace {}",
+            r.verdict.status, r.verdict.invariant, r.trace_hash
+        );
+        println!(
+            "  now:    {:?} {:?} trace {}",
+            out.verdict.status,
+            out.verdict.invariant,
+            out.trace.hash_hex()
+        );
         if let Some(i) = divergence {
             println!("  first differing event: {i}");
         }
+        println!("  offline check of the saved trace: {offline}");
     }
-    if same_verdict && same_hash {
+    if reproduced {
         Exit::Clean
     } else {
         Exit::Found
     }
 }
 
+/// Re-check the report's saved trace with the scenario's checkers, offline.
+/// Whether it agrees with the recorded verdict, and what it found.
+fn offline_verdict(scenario: &Scenario, r: &Report) -> (bool, String) {
+    if r.verdict.status == sim::Status::Error {
+        return (true, "skipped (the run ended in an error)".into());
+    }
+    let checkers = match catalogue::checkers(scenario) {
+        Ok(c) => c,
+        Err(e) => return (false, format!("impossible ({e})")),
+    };
+    match sim::check::check_trace(&r.trace, checkers, r.stats.sim_ns) {
+        Ok(()) if r.verdict.status == sim::Status::Pass => (true, "pass, as recorded".into()),
+        Ok(()) => (false, "pass, but the report records a violation".into()),
+        Err(v) if r.verdict.invariant.as_deref() == Some(v.invariant.as_str()) && r.verdict.evidence == v.evidence => {
+            (true, format!("{} at events {:?}, as recorded", v.invariant, v.evidence))
+        }
+        Err(v) => (
+            false,
+            format!(
+                "{} at events {:?}, which the report does not record",
+                v.invariant, v.evidence
+            ),
+        ),
+    }
+}
+
 fn first_divergence(a: &[sim::event::Event], b: &[sim::event::Event]) -> usize {
-    a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()))
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()))
 }

@@ -20,6 +20,7 @@ pub struct Args {
     pub shard: Option<String>,
     pub bugs: Vec<String>,
     pub report_dir: PathBuf,
+    pub determinism: bool,
     pub json: bool,
 }
 
@@ -110,12 +111,12 @@ pub fn main(a: Args) -> Exit {
     let mut progress = Progress::new(total, a.json);
     let mut tallies: Vec<Tally> = scenarios.iter().map(|_| Tally::default()).collect();
     let (mut done, mut bad) = (0u64, 0u64);
-    let (scs, bugs, dir) = (&scenarios, &a.bugs, &a.report_dir);
+    let (scs, bugs, dir, twice) = (&scenarios, &a.bugs, &a.report_dir, a.determinism);
     pool::run(
         items,
         pool::jobs(a.jobs),
         deadline,
-        |(sc, seed)| one(scs, sc, seed, bugs, dir),
+        |(sc, seed)| one(scs, sc, seed, bugs, dir, twice),
         |d: Done| {
             done += 1;
             let t = &mut tallies[d.scenario];
@@ -136,7 +137,10 @@ pub fn main(a: Args) -> Exit {
                 }
             }
             if !d.line.is_empty() {
-                let replay = d.report.map(|p| format!("\n  replay: dst replay {}", p.display())).unwrap_or_default();
+                let replay = d
+                    .report
+                    .map(|p| format!("\n  replay: dst replay {}", p.display()))
+                    .unwrap_or_default();
                 progress.line(&format!("{}{replay}", d.line));
             }
             progress.update(done, bad);
@@ -146,21 +150,42 @@ pub fn main(a: Args) -> Exit {
     summarize(&scenarios, &mut tallies, &a.bugs, started.elapsed(), a.json)
 }
 
-fn one(scenarios: &[Scenario], sc: usize, seed: u64, bugs: &[String], dir: &std::path::Path) -> Done {
+fn one(scenarios: &[Scenario], sc: usize, seed: u64, bugs: &[String], dir: &std::path::Path, twice: bool) -> Done {
     let s = &scenarios[sc];
-    let mut d = Done { scenario: sc, seed, class: Ok(Class::Pass), line: String::new(), coverage: vec![], violated: None, report: None };
+    let mut d = Done {
+        scenario: sc,
+        seed,
+        class: Ok(Class::Pass),
+        line: String::new(),
+        coverage: vec![],
+        violated: None,
+        report: None,
+    };
     match run_seed(s, seed, bugs, None) {
         Err(e) => {
             d.line = format!("{} seed {seed}: {e}", s.name);
             d.class = Err(e);
         }
         Ok((out, wall_ms)) => {
+            if twice {
+                let again = run_seed(s, seed, bugs, None).map(|(o, _)| o.trace.hash_hex());
+                if again.as_ref() != Ok(&out.trace.hash_hex()) {
+                    let e = format!("nondeterministic: trace {} then {:?}", out.trace.hash_hex(), again);
+                    d.line = format!("UNEXPECTED {} seed {seed}: {e}", s.name);
+                    d.class = Err(e);
+                    return d;
+                }
+            }
             let class = outcome::classify(&out, s, bugs);
             d.coverage = out.coverage.iter().cloned().collect();
             d.violated = out.verdict.invariant.clone();
             if out.verdict.status != Status::Pass {
                 let path = outcome::report_path(dir, &s.name, seed, bugs);
-                let tag = if class == Class::Unexpected { "UNEXPECTED" } else { "expected" };
+                let tag = if class == Class::Unexpected {
+                    "UNEXPECTED"
+                } else {
+                    "expected"
+                };
                 d.line = format!("{tag} {} seed {seed}: {}", s.name, outcome::describe(&out));
                 match outcome::report(&out, s, seed, bugs, wall_ms, &path).write(&path) {
                     Ok(()) => d.report = Some(path),
@@ -182,7 +207,8 @@ fn summarize(scenarios: &[Scenario], tallies: &mut [Tally], bugs: &[String], too
             (Expect::Violation(id), true) => t.seeds > 0 && !t.violations.contains_key(id),
             _ => false,
         };
-        let ok = t.unexpected == 0 && (t.seeds == 0 || missing.is_empty()) && !expect_unmet;
+        // Runs with a bug switch stop at the violation, so coverage is judged on the correct model only.
+        let ok = t.unexpected == 0 && (t.seeds == 0 || missing.is_empty() || !bugs.is_empty()) && !expect_unmet;
         failed |= !ok;
         rows.push((s, t, missing, expect_unmet, ok));
     }
@@ -194,9 +220,20 @@ fn summarize(scenarios: &[Scenario], tallies: &mut [Tally], bugs: &[String], too
                     "expected_violation_unseen": expect_unmet})
             })
             .collect();
-        println!("{}", serde_json::json!({"bugs": bugs, "seconds": took.as_secs_f64(), "scenarios": v}));
+        println!(
+            "{}",
+            serde_json::json!({"bugs": bugs, "seconds": took.as_secs_f64(), "scenarios": v})
+        );
     } else {
-        println!("fuzz summary ({:.1} s{}):", took.as_secs_f64(), if bugs.is_empty() { String::new() } else { format!(", bugs: {}", bugs.join(" ")) });
+        println!(
+            "fuzz summary ({:.1} s{}):",
+            took.as_secs_f64(),
+            if bugs.is_empty() {
+                String::new()
+            } else {
+                format!(", bugs: {}", bugs.join(" "))
+            }
+        );
         for (s, t, missing, expect_unmet, ok) in &rows {
             println!(
                 "  {:<22} {:>6} seeds  {:>6} pass  {:>5} expected  {:>4} unexpected  coverage {}/{}  {}",
@@ -210,7 +247,10 @@ fn summarize(scenarios: &[Scenario], tallies: &mut [Tally], bugs: &[String], too
                 if *ok { "ok" } else { "FAILED" }
             );
             if !missing.is_empty() && t.seeds > 0 {
-                println!("      coverage goals no seed reached: {}", missing.iter().map(|g| g.as_str()).collect::<Vec<_>>().join(", "));
+                println!(
+                    "      coverage goals no seed reached: {}",
+                    missing.iter().map(|g| g.as_str()).collect::<Vec<_>>().join(", ")
+                );
             }
             if *expect_unmet {
                 println!("      the expected violation was never seen");

@@ -31,14 +31,42 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let exit = match cli.cmd {
         cli::Cmd::List { json } => commands::list(json),
-        cli::Cmd::Run { scenario, seed, bugs, report, json } => commands::run(&scenario, seed, &bugs, report, json),
+        cli::Cmd::Run {
+            scenario,
+            seed,
+            bugs,
+            report,
+            json,
+        } => commands::run(&scenario, seed, &bugs, report, json),
         cli::Cmd::Replay { report, json } => commands::replay(&report, json),
-        cli::Cmd::Fuzz { scenario, seeds, budget, jobs, shard, bugs, report_dir, json } => {
-            fuzz::main(fuzz::Args { scenario, seeds, budget, jobs, shard, bugs, report_dir, json })
-        }
-        cli::Cmd::Mutants { max_seeds, bugs, jobs, report_dir, json } => {
-            mutants::main(max_seeds, &bugs, jobs, &report_dir, json)
-        }
+        cli::Cmd::Fuzz {
+            scenario,
+            seeds,
+            budget,
+            jobs,
+            shard,
+            bugs,
+            report_dir,
+            determinism,
+            json,
+        } => fuzz::main(fuzz::Args {
+            scenario,
+            seeds,
+            budget,
+            jobs,
+            shard,
+            bugs,
+            report_dir,
+            determinism,
+            json,
+        }),
+        cli::Cmd::Mutants {
+            max_seeds,
+            bugs,
+            jobs,
+            report_dir,
+            json,
+        } => mutants::main(max_seeds, &bugs, jobs, &report_dir, json),
         cli::Cmd::Bench { seeds, scenario, json } => bench::main(seeds, scenario.as_deref(), json),
     };
     match exit {

@@ -5,8 +5,8 @@
 use crate::commands::run_seed;
 use crate::outcome::{self, Class};
 use crate::{pool, Exit};
-use models::scenarios as builtin;
 use models::catalogue::{self, BugInfo};
+use models::scenarios as builtin;
 use sim::Status;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,7 +16,7 @@ use std::time::Instant;
 struct Hunt {
     bug: &'static str,
     scenario: &'static str,
-    expected_invariant: &'static str,
+    expected_invariants: &'static [&'static str],
     found_by: Option<String>,
     /// Seeds run until the first violation (inclusive), or all of them.
     seeds: u64,
@@ -27,7 +27,16 @@ struct Hunt {
 
 fn hunt(b: &'static BugInfo, max_seeds: u64, dir: &Path) -> Hunt {
     let start = Instant::now();
-    let mut h = Hunt { bug: b.id, scenario: b.scenario, expected_invariant: b.invariant, found_by: None, seeds: 0, wall_ms: 0, report: None, error: None };
+    let mut h = Hunt {
+        bug: b.id,
+        scenario: b.scenario,
+        expected_invariants: b.invariants,
+        found_by: None,
+        seeds: 0,
+        wall_ms: 0,
+        report: None,
+        error: None,
+    };
     let scenario = match builtin::load(b.scenario) {
         Ok(s) => s,
         Err(e) => {
@@ -46,7 +55,10 @@ fn hunt(b: &'static BugInfo, max_seeds: u64, dir: &Path) -> Hunt {
             Ok((out, wall_ms)) if out.verdict.status != Status::Pass => {
                 h.found_by = Some(out.verdict.invariant.clone().unwrap_or_else(|| "error".into()));
                 let path = outcome::report_path(dir, &scenario.name, seed, &bugs);
-                if outcome::report(&out, &scenario, seed, &bugs, wall_ms, &path).write(&path).is_ok() {
+                if outcome::report(&out, &scenario, seed, &bugs, wall_ms, &path)
+                    .write(&path)
+                    .is_ok()
+                {
                     h.report = Some(path);
                 }
                 break;
@@ -74,12 +86,25 @@ pub fn main(max_seeds: u64, only: &[String], jobs: Option<usize>, dir: &Path, js
     }
     let jobs = pool::jobs(jobs);
     let mut hunts: Vec<Hunt> = Vec::new();
-    pool::run(chosen.clone().into_iter(), jobs, None, |b| hunt(b, max_seeds, dir), |h| {
-        if !json {
-            eprintln!("  {} : {}", h.bug, h.found_by.as_deref().map_or("not found".to_string(), |f| format!("found by {f} after {} seeds", h.seeds)));
-        }
-        hunts.push(h);
-    });
+    pool::run(
+        chosen.clone().into_iter(),
+        jobs,
+        None,
+        |b| hunt(b, max_seeds, dir),
+        |h| {
+            if !json {
+                eprintln!(
+                    "  {} : {}",
+                    h.bug,
+                    h.found_by.as_deref().map_or("not found".to_string(), |f| format!(
+                        "found by {f} after {} seeds",
+                        h.seeds
+                    ))
+                );
+            }
+            hunts.push(h);
+        },
+    );
     hunts.sort_by_key(|h| catalogue::BUGS.iter().position(|b| b.id == h.bug));
 
     // The correct model over the seeds each scenario's bugs needed.
@@ -88,7 +113,10 @@ pub fn main(max_seeds: u64, only: &[String], jobs: Option<usize>, dir: &Path, js
         let e = span.entry(h.scenario).or_default();
         *e = (*e).max(h.seeds);
     }
-    let items: Vec<(&str, u64)> = span.iter().flat_map(|(s, n)| (0..*n).map(move |seed| (*s, seed))).collect();
+    let items: Vec<(&str, u64)> = span
+        .iter()
+        .flat_map(|(s, n)| (0..*n).map(move |seed| (*s, seed)))
+        .collect();
     let mut correct: BTreeMap<&str, (u64, Vec<String>)> = BTreeMap::new();
     pool::run(
         items.into_iter(),
@@ -116,17 +144,44 @@ pub fn main(max_seeds: u64, only: &[String], jobs: Option<usize>, dir: &Path, js
     found_seeds.sort_unstable();
     let median = found_seeds.get(found_seeds.len().saturating_sub(1) / 2).copied();
     if json {
-        let c: Vec<_> = correct.iter().map(|(s, (n, bad))| serde_json::json!({"scenario": s, "seeds": n, "unexpected": bad})).collect();
-        println!("{}", serde_json::json!({"max_seeds": max_seeds, "bugs": hunts, "correct": c, "median_seeds": median, "unfound": unfound}));
+        let c: Vec<_> = correct
+            .iter()
+            .map(|(s, (n, bad))| serde_json::json!({"scenario": s, "seeds": n, "unexpected": bad}))
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({"max_seeds": max_seeds, "bugs": hunts, "correct": c, "median_seeds": median, "unfound": unfound})
+        );
     } else {
-        println!("{:<26} {:<21} {:<21} {:>6} {:>9}", "bug", "expected invariant", "found by", "seeds", "wall");
+        println!(
+            "{:<26} {:<38} {:<21} {:>6} {:>9}",
+            "bug", "expected invariant", "found by", "seeds", "wall"
+        );
         for h in &hunts {
-            let found = h.found_by.clone().or_else(|| h.error.clone().map(|e| format!("error: {e}"))).unwrap_or_else(|| "NOT FOUND".into());
-            println!("{:<26} {:<21} {:<21} {:>6} {:>7.1} s", h.bug, h.expected_invariant, found, h.seeds, h.wall_ms as f64 / 1e3);
+            let found = h
+                .found_by
+                .clone()
+                .or_else(|| h.error.clone().map(|e| format!("error: {e}")))
+                .unwrap_or_else(|| "NOT FOUND".into());
+            println!(
+                "{:<26} {:<38} {:<21} {:>6} {:>7.1} s",
+                h.bug,
+                h.expected_invariants.join("|"),
+                found,
+                h.seeds,
+                h.wall_ms as f64 / 1e3
+            );
         }
         println!();
         for (s, (n, bad)) in &correct {
-            println!("correct model on {s:<20} {n:>6} seeds  {}", if bad.is_empty() { "no violation".to_string() } else { format!("{} UNEXPECTED: {}", bad.len(), bad[0]) });
+            println!(
+                "correct model on {s:<20} {n:>6} seeds  {}",
+                if bad.is_empty() {
+                    "no violation".to_string()
+                } else {
+                    format!("{} UNEXPECTED: {}", bad.len(), bad[0])
+                }
+            );
         }
         println!(
             "{} of {} bugs found; median seeds to find: {}; max: {}",
@@ -136,7 +191,12 @@ pub fn main(max_seeds: u64, only: &[String], jobs: Option<usize>, dir: &Path, js
             found_seeds.last().map_or("-".into(), |m| m.to_string())
         );
     }
-    if unfound > 0 || correct_failed || hunts.iter().any(|h| h.error.is_some()) {
+    let misattributed = hunts.iter().any(|h| {
+        h.found_by
+            .as_deref()
+            .is_some_and(|f| !h.expected_invariants.contains(&f))
+    });
+    if unfound > 0 || misattributed || correct_failed || hunts.iter().any(|h| h.error.is_some()) {
         Exit::Found
     } else {
         Exit::Clean

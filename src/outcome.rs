@@ -63,7 +63,6 @@ pub fn report(out: &RunOutcome, scenario: &Scenario, seed: u64, bugs: &[String],
     }
 }
 
-
 /// One line describing a verdict.
 pub fn describe(out: &RunOutcome) -> String {
     let v = &out.verdict;

@@ -8,7 +8,9 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 pub fn jobs(requested: Option<usize>) -> usize {
-    requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+    requested
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
 }
 
 /// Run `work` over `items` on `jobs` threads until the items run out or

@@ -28,7 +28,12 @@ impl Progress {
             b
         });
         let now = Instant::now();
-        Progress { bar, started: now, last_line: now, quiet }
+        Progress {
+            bar,
+            started: now,
+            last_line: now,
+            quiet,
+        }
     }
 
     pub fn update(&mut self, done: u64, failures: u64) {
@@ -62,7 +67,9 @@ impl Progress {
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let bad = || format!("invalid duration '{s}' (use e.g. 90s, 10m, 1h)");
-    let (num, unit) = s.find(|c: char| !c.is_ascii_digit() && c != '.').map_or((s, "s"), |i| s.split_at(i));
+    let (num, unit) = s
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .map_or((s, "s"), |i| s.split_at(i));
     let n: f64 = num.parse().map_err(|_| bad())?;
     let secs = match unit {
         "ms" => n / 1000.0,

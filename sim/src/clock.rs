@@ -18,7 +18,12 @@ pub struct Clock {
 
 impl Default for Clock {
     fn default() -> Self {
-        Clock { base_true_ns: 0, base_wall_ns: WALL_EPOCH_NS as i128, base_mono_ns: 0, drift_ppm: 0 }
+        Clock {
+            base_true_ns: 0,
+            base_wall_ns: WALL_EPOCH_NS as i128,
+            base_mono_ns: 0,
+            drift_ppm: 0,
+        }
     }
 }
 

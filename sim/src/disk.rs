@@ -15,7 +15,11 @@ pub struct Disk<R> {
 
 impl<R: Clone> Default for Disk<R> {
     fn default() -> Self {
-        Disk { durable: Vec::new(), pending: VecDeque::new(), first_pending: 0 }
+        Disk {
+            durable: Vec::new(),
+            pending: VecDeque::new(),
+            first_pending: 0,
+        }
     }
 }
 

@@ -22,22 +22,51 @@ pub enum Target {
 pub enum Action {
     /// Nodes in different groups cannot reach each other; nodes in no group
     /// keep all their links.
-    Partition { groups: Vec<Vec<NodeId>> },
+    Partition {
+        groups: Vec<Vec<NodeId>>,
+    },
     /// Messages from any of `from` to any of `to` are lost; the reverse direction works.
-    PartitionOneWay { from: Vec<NodeId>, to: Vec<NodeId> },
+    PartitionOneWay {
+        from: Vec<NodeId>,
+        to: Vec<NodeId>,
+    },
     /// Cut one node off. `inbound_only`: it can still send but hears nothing.
-    Isolate { target: Target, inbound_only: bool },
+    Isolate {
+        target: Target,
+        inbound_only: bool,
+    },
     /// A degraded link: extra loss and delay from `from` to `to`.
-    Link { from: NodeId, to: NodeId, drop_per_million: u32, delay_ms_extra: u64 },
+    Link {
+        from: NodeId,
+        to: NodeId,
+        drop_per_million: u32,
+        delay_ms_extra: u64,
+    },
     /// Remove every partition and link fault.
     Heal,
-    Crash { node: NodeId },
-    Restart { node: NodeId },
+    Crash {
+        node: NodeId,
+    },
+    Restart {
+        node: NodeId,
+    },
     /// Stall a node (a GC pause): it handles nothing, its clock runs on.
-    Pause { node: NodeId, ms: u64 },
-    ClockOffset { node: NodeId, ns: i64 },
-    ClockDrift { node: NodeId, ppm: i64 },
-    ClockJump { node: NodeId, ns: i64 },
+    Pause {
+        node: NodeId,
+        ms: u64,
+    },
+    ClockOffset {
+        node: NodeId,
+        ns: i64,
+    },
+    ClockDrift {
+        node: NodeId,
+        ppm: i64,
+    },
+    ClockJump {
+        node: NodeId,
+        ns: i64,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,6 +87,8 @@ pub struct FaultProfile {
     pub partition_one_way: bool,
     pub link: bool,
     pub crash: bool,
+    /// Crash a majority or all nodes at once (a power loss), restarting each soon after.
+    pub power_loss: bool,
     pub pause: bool,
     pub clock: bool,
     /// Mean time between plan actions.
@@ -88,6 +119,7 @@ impl Default for FaultProfile {
             partition_one_way: true,
             link: true,
             crash: true,
+            power_loss: false,
             pause: true,
             clock: false,
             interval_ms_mean: 500,
@@ -122,7 +154,15 @@ pub struct SwarmDraw {
     pub impair_leader: Option<bool>,
 }
 
-const KINDS: [&str; 6] = ["partition", "partition-one-way", "link", "crash", "pause", "clock"];
+const KINDS: [&str; 7] = [
+    "partition",
+    "partition-one-way",
+    "link",
+    "crash",
+    "power-loss",
+    "pause",
+    "clock",
+];
 
 impl FaultProfile {
     fn enabled(&self, kind: &str) -> bool {
@@ -131,6 +171,7 @@ impl FaultProfile {
             "partition-one-way" => self.partition_one_way,
             "link" => self.link,
             "crash" => self.crash,
+            "power-loss" => self.power_loss,
             "pause" => self.pause,
             "clock" => self.clock,
             _ => false,
@@ -156,7 +197,11 @@ impl FaultProfile {
                 max
             }
         };
-        let impair = if chance(rng, self.impair_leader_probability) { Some(chance(rng, 0.5)) } else { None };
+        let impair = if chance(rng, self.impair_leader_probability) {
+            Some(chance(rng, 0.5))
+        } else {
+            None
+        };
         SwarmDraw {
             drop_probability: scale(rng, self.drop_probability_max),
             duplicate_probability: scale(rng, self.duplicate_probability_max),
@@ -210,8 +255,14 @@ impl FaultProfile {
                         }
                         _ => vec![vec![shuffled[0]], shuffled[1..].to_vec()],
                     };
-                    plan.push(PlanEntry { at_ns: t, action: Action::Partition { groups } });
-                    plan.push(PlanEntry { at_ns: end, action: Action::Heal });
+                    plan.push(PlanEntry {
+                        at_ns: t,
+                        action: Action::Partition { groups },
+                    });
+                    plan.push(PlanEntry {
+                        at_ns: end,
+                        action: Action::Heal,
+                    });
                 }
                 "partition-one-way" => {
                     let (target, inbound_only) = if chance(rng, 0.5) {
@@ -219,8 +270,14 @@ impl FaultProfile {
                     } else {
                         (Target::Node(*all.choose(rng).expect("nodes")), chance(rng, 0.5))
                     };
-                    plan.push(PlanEntry { at_ns: t, action: Action::Isolate { target, inbound_only } });
-                    plan.push(PlanEntry { at_ns: end, action: Action::Heal });
+                    plan.push(PlanEntry {
+                        at_ns: t,
+                        action: Action::Isolate { target, inbound_only },
+                    });
+                    plan.push(PlanEntry {
+                        at_ns: end,
+                        action: Action::Heal,
+                    });
                 }
                 "link" => {
                     let from = *all.choose(rng).expect("nodes");
@@ -230,34 +287,75 @@ impl FaultProfile {
                         let delay_ms_extra = range(rng, 0, 200);
                         plan.push(PlanEntry {
                             at_ns: t,
-                            action: Action::Link { from, to, drop_per_million, delay_ms_extra },
+                            action: Action::Link {
+                                from,
+                                to,
+                                drop_per_million,
+                                delay_ms_extra,
+                            },
                         });
-                        plan.push(PlanEntry { at_ns: end, action: Action::Heal });
+                        plan.push(PlanEntry {
+                            at_ns: end,
+                            action: Action::Heal,
+                        });
                     }
                 }
                 "crash" => {
                     let node = *all.choose(rng).expect("nodes");
                     if down.len() < minority.max(1) && !down.iter().any(|(n, _)| *n == node) {
-                        plan.push(PlanEntry { at_ns: t, action: Action::Crash { node } });
-                        plan.push(PlanEntry { at_ns: end, action: Action::Restart { node } });
+                        plan.push(PlanEntry {
+                            at_ns: t,
+                            action: Action::Crash { node },
+                        });
+                        plan.push(PlanEntry {
+                            at_ns: end,
+                            action: Action::Restart { node },
+                        });
                         down.push((node, end));
+                    }
+                }
+                "power-loss" if down.is_empty() => {
+                    let mut victims = all.clone();
+                    victims.shuffle(rng);
+                    victims.truncate(range(rng, (minority + 1) as u64, nodes as u64) as usize);
+                    for node in victims {
+                        let back =
+                            (t + range(rng, 20, (self.fault_ms_max / 4).max(21)) * MS).min(until_ns.saturating_sub(MS));
+                        plan.push(PlanEntry {
+                            at_ns: t,
+                            action: Action::Crash { node },
+                        });
+                        plan.push(PlanEntry {
+                            at_ns: back,
+                            action: Action::Restart { node },
+                        });
+                        down.push((node, back));
                     }
                 }
                 "pause" => {
                     let node = *all.choose(rng).expect("nodes");
                     let ms = (end - t) / MS / 2 + 1;
-                    plan.push(PlanEntry { at_ns: t, action: Action::Pause { node, ms } });
+                    plan.push(PlanEntry {
+                        at_ns: t,
+                        action: Action::Pause { node, ms },
+                    });
                 }
                 "clock" => {
                     let node = *all.choose(rng).expect("nodes");
                     let skew = (self.skew_ms_max * MS) as i64;
                     let action = match range(rng, 0, 2) {
-                        0 => Action::ClockOffset { node, ns: range(rng, 0, 2 * skew as u64) as i64 - skew },
+                        0 => Action::ClockOffset {
+                            node,
+                            ns: range(rng, 0, 2 * skew as u64) as i64 - skew,
+                        },
                         1 => Action::ClockDrift {
                             node,
                             ppm: range(rng, 0, 2 * self.drift_ppm_max as u64) as i64 - self.drift_ppm_max,
                         },
-                        _ => Action::ClockJump { node, ns: range(rng, 0, 2 * skew as u64) as i64 - skew },
+                        _ => Action::ClockJump {
+                            node,
+                            ns: range(rng, 0, 2 * skew as u64) as i64 - skew,
+                        },
                     };
                     plan.push(PlanEntry { at_ns: t, action });
                 }
@@ -274,9 +372,21 @@ impl FaultProfile {
 fn bridge_links(a: &[NodeId], b: &[NodeId], bridge: NodeId, t: u64, end: u64, plan: &mut Vec<PlanEntry>) {
     let a: Vec<NodeId> = a.iter().copied().filter(|n| *n != bridge).collect();
     let b: Vec<NodeId> = b.iter().copied().filter(|n| *n != bridge).collect();
-    plan.push(PlanEntry { at_ns: t, action: Action::PartitionOneWay { from: a.clone(), to: b.clone() } });
-    plan.push(PlanEntry { at_ns: t, action: Action::PartitionOneWay { from: b, to: a } });
-    plan.push(PlanEntry { at_ns: end, action: Action::Heal });
+    plan.push(PlanEntry {
+        at_ns: t,
+        action: Action::PartitionOneWay {
+            from: a.clone(),
+            to: b.clone(),
+        },
+    });
+    plan.push(PlanEntry {
+        at_ns: t,
+        action: Action::PartitionOneWay { from: b, to: a },
+    });
+    plan.push(PlanEntry {
+        at_ns: end,
+        action: Action::Heal,
+    });
 }
 
 /// An exponential gap with the given mean, in ms, at least 1.
@@ -293,7 +403,10 @@ mod tests {
 
     #[test]
     fn plan_is_sorted_and_crashes_stay_a_minority() {
-        let p = FaultProfile { swarm: false, ..FaultProfile::default() };
+        let p = FaultProfile {
+            swarm: false,
+            ..FaultProfile::default()
+        };
         for seed in 0..50 {
             let draw = p.draw(&mut stream(seed, Stream::Swarm));
             let plan = p.plan(&draw, 5, 10_000_000_000, &mut stream(seed, Stream::Plan));
@@ -309,6 +422,34 @@ mod tests {
             }
             assert!(down.is_empty(), "seed {seed}: a crash is never undone");
         }
+    }
+
+    #[test]
+    fn power_loss_takes_down_a_majority_and_brings_every_node_back() {
+        let p = FaultProfile {
+            swarm: false,
+            partition: false,
+            partition_one_way: false,
+            link: false,
+            crash: false,
+            pause: false,
+            power_loss: true,
+            ..FaultProfile::default()
+        };
+        let draw = p.draw(&mut stream(1, Stream::Swarm));
+        let plan = p.plan(&draw, 5, 10_000_000_000, &mut stream(1, Stream::Plan));
+        let mut down = std::collections::BTreeSet::new();
+        let mut most = 0;
+        for e in &plan {
+            match e.action {
+                Action::Crash { node } => assert!(down.insert(node)),
+                Action::Restart { node } => assert!(down.remove(&node)),
+                _ => unreachable!(),
+            }
+            most = most.max(down.len());
+        }
+        assert!(most >= 3);
+        assert!(down.is_empty());
     }
 
     #[test]

@@ -43,7 +43,10 @@ struct LinkFault {
 /// The fate of one message: delays of each copy, or why none will arrive.
 #[derive(Debug, PartialEq)]
 pub enum Route {
-    Deliver { delay_ns: u64, duplicate_delay_ns: Option<u64> },
+    Deliver {
+        delay_ns: u64,
+        duplicate_delay_ns: Option<u64>,
+    },
     Lost(DropCause),
 }
 
@@ -59,7 +62,11 @@ pub struct Network {
 
 impl Network {
     pub fn new(cfg: NetConfig) -> Self {
-        Network { cfg, chaos: true, ..Network::default() }
+        Network {
+            cfg,
+            chaos: true,
+            ..Network::default()
+        }
     }
 
     pub fn cut(&mut self, from: NodeId, to: NodeId) {
@@ -97,7 +104,13 @@ impl Network {
     }
 
     pub fn degrade(&mut self, from: NodeId, to: NodeId, drop_per_million: u32, delay_ms_extra: u64) {
-        self.degraded.insert((from, to), LinkFault { drop_per_million, delay_ms_extra });
+        self.degraded.insert(
+            (from, to),
+            LinkFault {
+                drop_per_million,
+                delay_ms_extra,
+            },
+        );
     }
 
     /// Whether messages from `from` to `to` pass without a cut or a degraded link.
@@ -134,9 +147,15 @@ impl Network {
             d.max(1)
         };
         let delay_ns = one(rng);
-        let duplicate_delay_ns =
-            if chaos && chance(rng, self.cfg.duplicate_probability) { Some(one(rng)) } else { None };
-        Route::Deliver { delay_ns, duplicate_delay_ns }
+        let duplicate_delay_ns = if chaos && chance(rng, self.cfg.duplicate_probability) {
+            Some(one(rng))
+        } else {
+            None
+        };
+        Route::Deliver {
+            delay_ns,
+            duplicate_delay_ns,
+        }
     }
 }
 
@@ -147,7 +166,11 @@ mod tests {
 
     #[test]
     fn one_way_isolation_keeps_the_outbound_direction() {
-        let mut n = Network::new(NetConfig { delay_ms_min: 1, delay_ms_max: 2, ..NetConfig::default() });
+        let mut n = Network::new(NetConfig {
+            delay_ms_min: 1,
+            delay_ms_max: 2,
+            ..NetConfig::default()
+        });
         n.isolate(0, 3, true);
         let mut rng = stream(1, Stream::Net);
         assert_eq!(n.route(1, 0, &mut rng), Route::Lost(DropCause::Partition));
@@ -178,7 +201,10 @@ mod tests {
         for _ in 0..10_000 {
             match n.route(0, 1, &mut rng) {
                 Route::Lost(_) => lost += 1,
-                Route::Deliver { duplicate_delay_ns, delay_ns } => {
+                Route::Deliver {
+                    duplicate_delay_ns,
+                    delay_ns,
+                } => {
                     assert!((MS..=5 * MS).contains(&delay_ns));
                     dup += duplicate_delay_ns.is_some() as u32;
                 }

@@ -72,13 +72,20 @@ impl Report {
         })?;
         match v.get("schema").and_then(|s| s.as_u64()) {
             Some(s) if s == SCHEMA as u64 => {}
-            Some(s) => return Err(format!("report schema {s} is not supported (this dst reads schema {SCHEMA})")),
+            Some(s) => {
+                return Err(format!(
+                    "report schema {s} is not supported (this dst reads schema {SCHEMA})"
+                ))
+            }
             None => return Err("not a dst report (no schema field)".into()),
         }
         let r: Report = serde_json::from_value(v).map_err(|e| format!("invalid report: {e}"))?;
         let h = Trace::hash_of(&r.trace);
         if h != r.trace_hash {
-            return Err(format!("trace does not match its hash (stored {}, computed {h}): the file was edited or cut", r.trace_hash));
+            return Err(format!(
+                "trace does not match its hash (stored {}, computed {h}): the file was edited or cut",
+                r.trace_hash
+            ));
         }
         Ok(r)
     }

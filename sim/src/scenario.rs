@@ -118,11 +118,15 @@ impl Scenario {
         }
         if let Expect::Violation(id) = &self.expect {
             if !self.invariants.contains(id) {
-                return Err(format!("scenario {n}: expects a violation of '{id}', which it does not check"));
+                return Err(format!(
+                    "scenario {n}: expects a violation of '{id}', which it does not check"
+                ));
             }
         }
         if self.liveness.tail_ms >= self.liveness_ms && self.invariants.iter().any(|i| i == "liveness") {
-            return Err(format!("scenario {n}: liveness.tail_ms must be shorter than liveness_ms"));
+            return Err(format!(
+                "scenario {n}: liveness.tail_ms must be shorter than liveness_ms"
+            ));
         }
         let w = &self.workload;
         if w.put_weight + w.append_weight + w.get_weight + w.cas_weight == 0 || w.keys == 0 {

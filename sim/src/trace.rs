@@ -14,7 +14,12 @@ pub struct Trace {
 
 impl Trace {
     pub fn push(&mut self, t_ns: u64, node: Option<NodeId>, kind: EventKind) -> &Event {
-        let e = Event { i: self.events.len() as u64, t_ns, node, kind };
+        let e = Event {
+            i: self.events.len() as u64,
+            t_ns,
+            node,
+            kind,
+        };
         e.hash(&mut self.hasher);
         self.events.push(e);
         self.events.last().expect("just pushed")

@@ -46,7 +46,9 @@ pub struct ClientReq {
 pub enum ClientReply {
     Ok(KvResult),
     /// Definitely not applied; try `hint` if known.
-    NotLeader { hint: Option<usize> },
+    NotLeader {
+        hint: Option<usize>,
+    },
     /// May or may not take effect.
     Unknown,
 }

@@ -43,13 +43,28 @@ pub struct Verdict {
 
 impl Verdict {
     pub fn pass() -> Self {
-        Verdict { status: Status::Pass, invariant: None, message: None, evidence: vec![] }
+        Verdict {
+            status: Status::Pass,
+            invariant: None,
+            message: None,
+            evidence: vec![],
+        }
     }
     fn violation(v: Violation) -> Self {
-        Verdict { status: Status::Violation, invariant: Some(v.invariant), message: Some(v.message), evidence: v.evidence }
+        Verdict {
+            status: Status::Violation,
+            invariant: Some(v.invariant),
+            message: Some(v.message),
+            evidence: v.evidence,
+        }
     }
     fn error(message: String, evidence: Vec<u64>) -> Self {
-        Verdict { status: Status::Error, invariant: None, message: Some(message), evidence }
+        Verdict {
+            status: Status::Error,
+            invariant: None,
+            message: Some(message),
+            evidence,
+        }
     }
 }
 
@@ -78,13 +93,39 @@ enum Ev<Msg> {
     Plan(usize),
     Heal,
     End,
-    Deliver { id: u64, from: NodeId, to: NodeId, msg: Msg },
-    Timer { node: NodeId, inc: u64, id: TimerId, gen: u64 },
-    Fsync { node: NodeId, inc: u64, ticket: SyncTicket, mark: u64 },
-    ClientReq { node: NodeId, req: ClientReq },
-    ClientResp { req_id: u64, reply: ClientReply },
-    ClientTick { client: u32 },
-    ClientTimeout { client: u32, op_id: u64 },
+    Deliver {
+        id: u64,
+        from: NodeId,
+        to: NodeId,
+        msg: Msg,
+    },
+    Timer {
+        node: NodeId,
+        inc: u64,
+        id: TimerId,
+        gen: u64,
+    },
+    Fsync {
+        node: NodeId,
+        inc: u64,
+        ticket: SyncTicket,
+        mark: u64,
+    },
+    ClientReq {
+        node: NodeId,
+        req: ClientReq,
+    },
+    ClientResp {
+        req_id: u64,
+        reply: ClientReply,
+    },
+    ClientTick {
+        client: u32,
+    },
+    ClientTimeout {
+        client: u32,
+        op_id: u64,
+    },
 }
 
 impl<Msg> Ev<Msg> {
@@ -184,7 +225,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         let sc = spec.scenario;
         let draw = sc.faults.draw(&mut stream(spec.seed, Stream::Swarm));
         let plan = spec.plan.unwrap_or_else(|| {
-            sc.faults.plan(&draw, sc.nodes, sc.safety_ms * MS, &mut stream(spec.seed, Stream::Plan))
+            sc.faults
+                .plan(&draw, sc.nodes, sc.safety_ms * MS, &mut stream(spec.seed, Stream::Plan))
         });
         let nodes = (0..sc.nodes)
             .map(|i| Slot {
@@ -202,7 +244,11 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             })
             .collect();
         let clients = (0..sc.workload.clients)
-            .map(|_| Client { op: None, hint: None, last_read: BTreeMap::new() })
+            .map(|_| Client {
+                op: None,
+                hint: None,
+                last_read: BTreeMap::new(),
+            })
             .collect();
         World {
             scenario: sc,
@@ -330,12 +376,37 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 let kind = msg.kind();
                 if self.net.is_cut(from, to) {
                     let cause = DropCause::Partition;
-                    self.record(Some(to), EventKind::Drop { id, from, to, msg: kind.into(), cause });
+                    self.record(
+                        Some(to),
+                        EventKind::Drop {
+                            id,
+                            from,
+                            to,
+                            msg: kind.into(),
+                            cause,
+                        },
+                    );
                 } else if self.nodes[to].machine.is_none() {
                     let cause = DropCause::Down;
-                    self.record(Some(to), EventKind::Drop { id, from, to, msg: kind.into(), cause });
+                    self.record(
+                        Some(to),
+                        EventKind::Drop {
+                            id,
+                            from,
+                            to,
+                            msg: kind.into(),
+                            cause,
+                        },
+                    );
                 } else {
-                    self.record(Some(to), EventKind::Deliver { id, from, msg: kind.into() });
+                    self.record(
+                        Some(to),
+                        EventKind::Deliver {
+                            id,
+                            from,
+                            msg: kind.into(),
+                        },
+                    );
                     self.step(to, Input::Message(from, msg));
                 }
             }
@@ -346,7 +417,12 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                     self.step(node, Input::Timer(id));
                 }
             }
-            Ev::Fsync { node, inc, ticket, mark } => {
+            Ev::Fsync {
+                node,
+                inc,
+                ticket,
+                mark,
+            } => {
                 if self.nodes[node].inc == inc {
                     self.nodes[node].disk.sync_to(mark);
                     self.step(node, Input::Fsynced(ticket));
@@ -355,7 +431,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             Ev::ClientReq { node, req } => {
                 if self.nodes[node].machine.is_none() {
                     let back = self.client_latency();
-                    self.at(back, Ev::ClientResp { req_id: req.req_id, reply: ClientReply::NotLeader { hint: None } });
+                    self.at(
+                        back,
+                        Ev::ClientResp {
+                            req_id: req.req_id,
+                            reply: ClientReply::NotLeader { hint: None },
+                        },
+                    );
                 } else {
                     self.step(node, Input::Client(req));
                 }
@@ -367,7 +449,14 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 if c.op.as_ref().is_some_and(|o| o.op_id == op_id) {
                     c.op = None;
                     c.hint = None;
-                    self.record(None, EventKind::Info { client, op_id, why: "timeout".into() });
+                    self.record(
+                        None,
+                        EventKind::Info {
+                            client,
+                            op_id,
+                            why: "timeout".into(),
+                        },
+                    );
                     self.next_tick(client);
                 }
             }
@@ -402,7 +491,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         };
         let lost = self.nodes[node].disk.crash(keep);
         if pending > 0 {
-            self.record(Some(node), EventKind::DiskLoss { lost, kept: keep as u64 });
+            self.record(
+                Some(node),
+                EventKind::DiskLoss {
+                    lost,
+                    kept: keep as u64,
+                },
+            );
         }
     }
 
@@ -431,7 +526,12 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         let out = std::mem::take(&mut io.out);
         if let Err(payload) = result {
             let message = panic_text(&payload);
-            self.record(Some(node), EventKind::Panic { message: message.clone() });
+            self.record(
+                Some(node),
+                EventKind::Panic {
+                    message: message.clone(),
+                },
+            );
             let i = self.trace.len() as u64 - 1;
             self.verdict = Some(Verdict::error(format!("node {node} panicked: {message}"), vec![i]));
             return;
@@ -458,13 +558,25 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             }
             Output::Disk(op) => self.nodes[node].disk.write(op),
             Output::Fsync(ticket) => {
-                let lat = range(&mut self.disk_rng, self.draw.fsync_ms_min * MS, self.draw.fsync_ms_max * MS);
+                let lat = range(
+                    &mut self.disk_rng,
+                    self.draw.fsync_ms_min * MS,
+                    self.draw.fsync_ms_max * MS,
+                );
                 let slot = &mut self.nodes[node];
                 // An fsync cannot finish before one issued earlier on the same disk.
                 let t = (self.now + lat).max(slot.last_fsync_done);
                 slot.last_fsync_done = t;
                 let (inc, mark) = (slot.inc, slot.disk.mark());
-                self.at(t, Ev::Fsync { node, inc, ticket, mark });
+                self.at(
+                    t,
+                    Ev::Fsync {
+                        node,
+                        inc,
+                        ticket,
+                        mark,
+                    },
+                );
             }
             Output::Reply { req_id, reply } => {
                 let t = self.client_latency();
@@ -488,13 +600,40 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         self.next_msg += 1;
         let id = self.next_msg;
         let kind = msg.kind();
-        self.record(Some(from), EventKind::Send { id, to, msg: kind.into() });
+        self.record(
+            Some(from),
+            EventKind::Send {
+                id,
+                to,
+                msg: kind.into(),
+            },
+        );
         match self.net.route(from, to, &mut self.net_rng) {
-            Route::Lost(cause) => self.record(Some(from), EventKind::Drop { id, from, to, msg: kind.into(), cause }),
-            Route::Deliver { delay_ns, duplicate_delay_ns } => {
+            Route::Lost(cause) => self.record(
+                Some(from),
+                EventKind::Drop {
+                    id,
+                    from,
+                    to,
+                    msg: kind.into(),
+                    cause,
+                },
+            ),
+            Route::Deliver {
+                delay_ns,
+                duplicate_delay_ns,
+            } => {
                 if let Some(d) = duplicate_delay_ns {
                     self.record(Some(from), EventKind::Duplicate { id });
-                    self.at(self.now + d, Ev::Deliver { id, from, to, msg: msg.clone() });
+                    self.at(
+                        self.now + d,
+                        Ev::Deliver {
+                            id,
+                            from,
+                            to,
+                            msg: msg.clone(),
+                        },
+                    );
                 }
                 self.at(self.now + delay_ns, Ev::Deliver { id, from, to, msg });
             }
@@ -522,9 +661,10 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     fn apply(&mut self, action: Action) {
         let n = self.nodes.len();
         let action = match action {
-            Action::Isolate { target, inbound_only } => {
-                Action::Isolate { target: Target::Node(self.resolve(target)), inbound_only }
-            }
+            Action::Isolate { target, inbound_only } => Action::Isolate {
+                target: Target::Node(self.resolve(target)),
+                inbound_only,
+            },
             a => a,
         };
         self.record(None, EventKind::Fault { action: action.clone() });
@@ -541,9 +681,12 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 let node = self.resolve(target);
                 self.net.isolate(node, n, inbound_only);
             }
-            Action::Link { from, to, drop_per_million, delay_ms_extra } => {
-                self.net.degrade(from, to, drop_per_million, delay_ms_extra)
-            }
+            Action::Link {
+                from,
+                to,
+                drop_per_million,
+                delay_ms_extra,
+            } => self.net.degrade(from, to, drop_per_million, delay_ms_extra),
             Action::Heal => self.net.heal(),
             Action::Crash { node } => self.crash(node),
             Action::Restart { node } => {
@@ -577,7 +720,12 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         for node in 0..self.nodes.len() {
             self.nodes[node].paused_until = 0;
             if self.nodes[node].machine.is_none() {
-                self.record(None, EventKind::Fault { action: Action::Restart { node } });
+                self.record(
+                    None,
+                    EventKind::Fault {
+                        action: Action::Restart { node },
+                    },
+                );
                 self.boot(node, true);
             }
         }
@@ -602,14 +750,23 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         let value = self.next_op;
         let total = (w.put_weight + w.append_weight + w.get_weight + w.cas_weight) as u64;
         let mut r = range(&mut self.work_rng, 0, total - 1) as u32;
-        for (weight, i) in [(w.put_weight, 0), (w.append_weight, 1), (w.get_weight, 2), (w.cas_weight, 3)] {
+        for (weight, i) in [
+            (w.put_weight, 0),
+            (w.append_weight, 1),
+            (w.get_weight, 2),
+            (w.cas_weight, 3),
+        ] {
             if r < weight {
                 return match i {
                     0 => KvOp::Put { key, value },
                     1 => KvOp::Append { key, value },
                     2 => KvOp::Get { key },
                     _ => {
-                        let expected = self.clients[client as usize].last_read.get(&key).cloned().unwrap_or_default();
+                        let expected = self.clients[client as usize]
+                            .last_read
+                            .get(&key)
+                            .cloned()
+                            .unwrap_or_default();
                         KvOp::Cas { key, expected, value }
                     }
                 };
@@ -622,10 +779,22 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     fn invoke(&mut self, client: u32) {
         let op = self.pick_op(client);
         let op_id = self.next_op;
-        self.record(None, EventKind::Invoke { client, op_id, op: op.clone() });
+        self.record(
+            None,
+            EventKind::Invoke {
+                client,
+                op_id,
+                op: op.clone(),
+            },
+        );
         self.next_req += 1;
         let req_id = self.next_req;
-        self.clients[client as usize].op = Some(OpState { op_id, op, req_id, attempts: 0 });
+        self.clients[client as usize].op = Some(OpState {
+            op_id,
+            op,
+            req_id,
+            attempts: 0,
+        });
         let timeout = self.now + self.scenario.workload.op_timeout_ms * MS;
         self.at(timeout, Ev::ClientTimeout { client, op_id });
         self.attempt(client, 0);
@@ -643,13 +812,20 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         let node = c.hint.take().unwrap_or(guess);
         op.req_id = req_id;
         op.attempts += 1;
-        let req = ClientReq { req_id, op: op.op.clone() };
+        let req = ClientReq {
+            req_id,
+            op: op.op.clone(),
+        };
         let t = self.client_latency() + delay_ns;
         self.at(t, Ev::ClientReq { node, req });
     }
 
     fn client_reply(&mut self, req_id: u64, reply: ClientReply) {
-        let Some(client) = self.clients.iter().position(|c| c.op.as_ref().is_some_and(|o| o.req_id == req_id)) else {
+        let Some(client) = self
+            .clients
+            .iter()
+            .position(|c| c.op.as_ref().is_some_and(|o| o.req_id == req_id))
+        else {
             return; // a late answer to an op that already ended
         };
         let cl = client as u32;
@@ -659,17 +835,38 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 if let (KvResult::Value { value }, KvOp::Get { key }) = (&result, &op.op) {
                     self.clients[client].last_read.insert(*key, value.clone());
                 }
-                self.record(None, EventKind::Ok { client: cl, op_id: op.op_id, result });
+                self.record(
+                    None,
+                    EventKind::Ok {
+                        client: cl,
+                        op_id: op.op_id,
+                        result,
+                    },
+                );
                 self.next_tick(cl);
             }
             ClientReply::Unknown => {
                 self.clients[client].hint = None;
-                self.record(None, EventKind::Info { client: cl, op_id: op.op_id, why: "unknown".into() });
+                self.record(
+                    None,
+                    EventKind::Info {
+                        client: cl,
+                        op_id: op.op_id,
+                        why: "unknown".into(),
+                    },
+                );
                 self.next_tick(cl);
             }
             ClientReply::NotLeader { hint } => {
                 if op.attempts >= self.scenario.workload.retries_max {
-                    self.record(None, EventKind::Fail { client: cl, op_id: op.op_id, why: "no leader".into() });
+                    self.record(
+                        None,
+                        EventKind::Fail {
+                            client: cl,
+                            op_id: op.op_id,
+                            why: "no leader".into(),
+                        },
+                    );
                     self.next_tick(cl);
                     return;
                 }
@@ -694,7 +891,10 @@ pub fn install_panic_hook() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         if IN_RUN.with(|f| f.get()) {
-            let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+            let at = info
+                .location()
+                .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                .unwrap_or_default();
             LAST_PANIC.with(|p| *p.borrow_mut() = Some(at));
         } else {
             default(info);

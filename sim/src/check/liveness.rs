@@ -18,16 +18,22 @@ pub struct LivenessParams {
 
 impl Default for LivenessParams {
     fn default() -> Self {
-        LivenessParams { tail_ms: 3_000, disruptions_max: 0 }
+        LivenessParams {
+            tail_ms: 3_000,
+            disruptions_max: 0,
+        }
     }
 }
 
 /// After the heal point, the healed quorum converges: it has a leader, every
 /// client op in the closing tail succeeds, and no healthy leader is deposed.
 ///
-/// A leader is healthy when, from its election to its fall, it kept clean
-/// two-way links to a quorum of running nodes. The checker follows the
-/// faults in the trace to know that, the same way the network applied them.
+/// A disruption: a healthy leader deposed by a term that some candidate
+/// began after that leader was elected. A leader is healthy when, from its
+/// election to its fall, it kept clean two-way links to a quorum of running
+/// nodes; the checker follows the faults in the trace to know that, the
+/// same way the network applied them. A term begun before the election (a
+/// race between two candidates) deposes no one unfairly.
 pub struct Liveness {
     p: LivenessParams,
     nodes: usize,
@@ -41,6 +47,8 @@ pub struct Liveness {
     elected_at: BTreeMap<usize, u64>,
     /// node -> the last time it lacked a healthy quorum
     lost_quorum_at: BTreeMap<usize, u64>,
+    /// term -> when the first candidate of that term appeared
+    term_began: BTreeMap<u64, u64>,
     disruptions: Vec<u64>,
     /// Completions after the heal: (time, client, ok?, event index).
     done: Vec<(u64, u32, bool, u64)>,
@@ -60,6 +68,7 @@ impl Liveness {
             paused_until: BTreeMap::new(),
             elected_at: BTreeMap::new(),
             lost_quorum_at: BTreeMap::new(),
+            term_began: BTreeMap::new(),
             disruptions: Vec::new(),
             done: Vec::new(),
             clients: BTreeSet::new(),
@@ -92,11 +101,19 @@ impl Liveness {
                     }
                 }
             }
-            Action::Isolate { target: Target::Node(n), inbound_only } => self.links.isolate(*n, self.nodes, *inbound_only),
-            Action::Isolate { target: Target::Leader, .. } => {}
-            Action::Link { from, to, drop_per_million, delay_ms_extra } => {
-                self.links.degrade(*from, *to, *drop_per_million, *delay_ms_extra)
-            }
+            Action::Isolate {
+                target: Target::Node(n),
+                inbound_only,
+            } => self.links.isolate(*n, self.nodes, *inbound_only),
+            Action::Isolate {
+                target: Target::Leader, ..
+            } => {}
+            Action::Link {
+                from,
+                to,
+                drop_per_million,
+                delay_ms_extra,
+            } => self.links.degrade(*from, *to, *drop_per_million, *delay_ms_extra),
             Action::Heal => self.links.heal(),
             Action::Crash { node } => {
                 self.up.insert(*node, false);
@@ -142,12 +159,23 @@ impl Invariant for Liveness {
             }
             (EventKind::Model(ModelEvent::Role { term, role, cause, .. }), Some(n)) => {
                 let was = self.role.insert(n, (*role, *term));
+                if matches!(role, Role::Candidate | Role::Leader) {
+                    self.term_began.entry(*term).or_insert(e.t_ns);
+                }
                 if *role == Role::Leader {
                     self.elected_at.insert(n, e.t_ns);
                 }
                 let was_leader = matches!(was, Some((Role::Leader, _)));
-                let healthy = self.elected_at.get(&n).is_some_and(|el| self.lost_quorum_at.get(&n).is_none_or(|l| l < el));
-                if self.heal.is_some() && was_leader && healthy && cause == "higher-term" && !self.impaired.contains(&n) {
+                let elected = self.elected_at.get(&n).copied();
+                let healthy = elected.is_some_and(|el| self.lost_quorum_at.get(&n).is_none_or(|l| *l < el));
+                let term_is_newer = matches!((elected, self.term_began.get(term)), (Some(el), Some(b)) if *b > el);
+                if self.heal.is_some()
+                    && was_leader
+                    && healthy
+                    && term_is_newer
+                    && cause == "higher-term"
+                    && !self.impaired.contains(&n)
+                {
                     self.disruptions.push(e.i);
                 }
             }
@@ -201,10 +229,17 @@ impl Invariant for Liveness {
             ));
         }
         for c in &self.clients {
-            if !self.done.iter().any(|(t, cl, ok, _)| *t >= tail_start && cl == c && *ok) {
+            if !self
+                .done
+                .iter()
+                .any(|(t, cl, ok, _)| *t >= tail_start && cl == c && *ok)
+            {
                 return Err(Violation::new(
                     self.id(),
-                    format!("client {c} completed no op in the last {} ms of the liveness phase", self.p.tail_ms),
+                    format!(
+                        "client {c} completed no op in the last {} ms of the liveness phase",
+                        self.p.tail_ms
+                    ),
                     vec![heal_i],
                 ));
             }
@@ -223,28 +258,69 @@ mod tests {
     use crate::workload::KvResult;
 
     fn at(i: u64, ms: u64, node: Option<usize>, kind: EventKind) -> Event {
-        Event { i, t_ns: ms * 1_000_000, node, kind }
+        Event {
+            i,
+            t_ns: ms * 1_000_000,
+            node,
+            kind,
+        }
     }
 
     fn role(i: u64, ms: u64, node: usize, role: Role, term: u64, cause: &str) -> Event {
-        at(i, ms, Some(node), EventKind::Model(ModelEvent::Role { term, role, cause: cause.into(), from: None }))
+        at(
+            i,
+            ms,
+            Some(node),
+            EventKind::Model(ModelEvent::Role {
+                term,
+                role,
+                cause: cause.into(),
+                from: None,
+            }),
+        )
     }
 
     fn ok(i: u64, ms: u64, client: u32) -> Event {
-        at(i, ms, None, EventKind::Ok { client, op_id: i, result: KvResult::Done })
+        at(
+            i,
+            ms,
+            None,
+            EventKind::Ok {
+                client,
+                op_id: i,
+                result: KvResult::Done,
+            },
+        )
     }
 
     fn healed() -> Liveness {
-        let mut c = Liveness::new(LivenessParams { tail_ms: 1_000, disruptions_max: 0 }, 3);
+        let mut c = Liveness::new(
+            LivenessParams {
+                tail_ms: 1_000,
+                disruptions_max: 0,
+            },
+            3,
+        );
         c.observe(&role(0, 0, 0, Role::Leader, 1, "won")).unwrap();
-        c.observe(&at(1, 5_000, None, EventKind::Heal { impaired: vec![] })).unwrap();
+        c.observe(&at(1, 5_000, None, EventKind::Heal { impaired: vec![] }))
+            .unwrap();
         c
     }
 
     #[test]
     fn converged_cluster_passes() {
         let mut c = healed();
-        c.observe(&at(2, 5_001, None, EventKind::Invoke { client: 0, op_id: 2, op: crate::workload::KvOp::Get { key: 0 } })).unwrap();
+        c.observe(&at(
+            2,
+            5_001,
+            None,
+            EventKind::Invoke {
+                client: 0,
+                op_id: 2,
+                op: crate::workload::KvOp::Get { key: 0 },
+            },
+        ))
+        .unwrap();
         c.observe(&ok(3, 9_500, 0)).unwrap();
         c.finish(10_000_000_000).unwrap();
     }
@@ -252,32 +328,65 @@ mod tests {
     #[test]
     fn unanswered_op_in_the_tail_fails() {
         let mut c = healed();
-        c.observe(&at(2, 9_500, None, EventKind::Info { client: 0, op_id: 1, why: "timeout".into() })).unwrap();
+        c.observe(&at(
+            2,
+            9_500,
+            None,
+            EventKind::Info {
+                client: 0,
+                op_id: 1,
+                why: "timeout".into(),
+            },
+        ))
+        .unwrap();
         assert!(c.finish(10_000_000_000).unwrap_err().message.contains("not answered"));
     }
 
     #[test]
     fn no_leader_fails() {
         let mut c = healed();
-        c.observe(&role(2, 6_000, 0, Role::Follower, 2, "check-quorum")).unwrap();
+        c.observe(&role(2, 6_000, 0, Role::Follower, 2, "check-quorum"))
+            .unwrap();
         assert!(c.finish(10_000_000_000).unwrap_err().message.contains("no leader"));
     }
 
     #[test]
     fn deposing_a_leader_that_was_cut_off_is_no_disruption() {
-        let mut c = Liveness::new(LivenessParams { tail_ms: 1_000, disruptions_max: 0 }, 3);
+        let mut c = Liveness::new(
+            LivenessParams {
+                tail_ms: 1_000,
+                disruptions_max: 0,
+            },
+            3,
+        );
         c.observe(&role(0, 0, 0, Role::Leader, 1, "won")).unwrap();
-        let cut = Action::Isolate { target: Target::Node(0), inbound_only: false };
-        c.observe(&at(1, 4_000, None, EventKind::Fault { action: cut })).unwrap();
-        c.observe(&at(2, 5_000, None, EventKind::Heal { impaired: vec![] })).unwrap();
+        let cut = Action::Isolate {
+            target: Target::Node(0),
+            inbound_only: false,
+        };
+        c.observe(&at(1, 4_000, None, EventKind::Fault { action: cut }))
+            .unwrap();
+        c.observe(&at(2, 5_000, None, EventKind::Heal { impaired: vec![] }))
+            .unwrap();
         c.observe(&role(3, 5_010, 0, Role::Follower, 2, "higher-term")).unwrap();
+        assert_eq!(c.counters(), vec![("disruptions", 0)]);
+    }
+
+    #[test]
+    fn losing_a_race_to_an_older_candidacy_is_no_disruption() {
+        let mut c = healed();
+        c.observe(&role(2, 5_100, 1, Role::Candidate, 2, "pre-vote-won"))
+            .unwrap();
+        c.observe(&role(3, 5_110, 0, Role::Leader, 1, "won")).unwrap();
+        c.observe(&role(4, 5_120, 0, Role::Follower, 2, "higher-term")).unwrap();
         assert_eq!(c.counters(), vec![("disruptions", 0)]);
     }
 
     #[test]
     fn deposing_a_healthy_leader_after_heal_is_a_disruption() {
         let mut c = healed();
-        c.observe(&role(2, 6_000, 0, Role::Follower, 7, "higher-term")).unwrap();
+        c.observe(&role(2, 5_900, 3, Role::Candidate, 7, "timeout")).unwrap();
+        c.observe(&role(3, 6_000, 0, Role::Follower, 7, "higher-term")).unwrap();
         c.observe(&role(3, 6_300, 1, Role::Leader, 8, "won")).unwrap();
         let v = c.finish(10_000_000_000).unwrap_err();
         assert!(v.message.contains("deposed"), "{}", v.message);

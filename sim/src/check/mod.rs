@@ -25,7 +25,11 @@ pub struct Violation {
 
 impl Violation {
     pub fn new(invariant: &str, message: impl Into<String>, evidence: Vec<u64>) -> Self {
-        Violation { invariant: invariant.to_string(), message: message.into(), evidence }
+        Violation {
+            invariant: invariant.to_string(),
+            message: message.into(),
+            evidence,
+        }
     }
 }
 
@@ -42,12 +46,39 @@ pub trait Invariant {
     }
 }
 
+/// Check a recorded trace offline, exactly as the run checked it online:
+/// every event in order, stopping at the first violation, then `finish` at
+/// `end_ns` if the trace got that far.
+pub fn check_trace(events: &[Event], mut checkers: Vec<Box<dyn Invariant>>, end_ns: u64) -> Result<(), Violation> {
+    for e in events {
+        let mut first = None;
+        for c in checkers.iter_mut() {
+            if let Err(v) = c.observe(e) {
+                first.get_or_insert(v);
+            }
+        }
+        if let Some(v) = first {
+            return Err(v);
+        }
+    }
+    checkers.iter_mut().try_for_each(|c| c.finish(end_ns))
+}
+
 /// Every invariant this build can check: id and what it holds.
 pub const INVARIANTS: &[(&str, &str)] = &[
     ("no-dual-leaders", "at most one node is leader in any term"),
-    ("state-machine-safety", "no two nodes hold different state at the same applied index"),
-    ("no-double-apply", "each state-machine instance applies index i exactly once, in order"),
-    ("liveness", "after the heal point the quorum has a leader and answers every client op within the deadline"),
+    (
+        "state-machine-safety",
+        "no two nodes hold different state at the same applied index",
+    ),
+    (
+        "no-double-apply",
+        "each state-machine instance applies index i exactly once, in order",
+    ),
+    (
+        "liveness",
+        "after the heal point the quorum has a leader and answers every client op within the deadline",
+    ),
 ];
 
 pub fn is_known(id: &str) -> bool {
@@ -73,6 +104,11 @@ pub(crate) mod tests {
     use crate::event::{Event, EventKind, ModelEvent};
 
     pub fn ev(i: u64, node: usize, m: ModelEvent) -> Event {
-        Event { i, t_ns: i * 1_000, node: Some(node), kind: EventKind::Model(m) }
+        Event {
+            i,
+            t_ns: i * 1_000,
+            node: Some(node),
+            kind: EventKind::Model(m),
+        }
     }
 }

@@ -64,7 +64,15 @@ mod tests {
     use crate::check::tests::ev;
 
     fn apply(i: u64, node: usize, index: u64) -> Event {
-        ev(i, node, ModelEvent::Apply { index, term: 1, digest: 0 })
+        ev(
+            i,
+            node,
+            ModelEvent::Apply {
+                index,
+                term: 1,
+                digest: 0,
+            },
+        )
     }
 
     #[test]
@@ -78,8 +86,13 @@ mod tests {
     #[test]
     fn gap_fails() {
         let mut c = NoDoubleApply::default();
-        c.observe(&ev(0, 1, ModelEvent::SmReset { applied: 4, digest: 0 })).unwrap();
-        assert!(c.observe(&apply(1, 1, 6)).unwrap_err().message.contains("never applied 5"));
+        c.observe(&ev(0, 1, ModelEvent::SmReset { applied: 4, digest: 0 }))
+            .unwrap();
+        assert!(c
+            .observe(&apply(1, 1, 6))
+            .unwrap_err()
+            .message
+            .contains("never applied 5"));
     }
 
     #[test]
@@ -87,9 +100,15 @@ mod tests {
         let mut c = NoDoubleApply::default();
         c.observe(&apply(0, 0, 1)).unwrap();
         c.observe(&apply(1, 0, 2)).unwrap();
-        let boot = Event { i: 2, t_ns: 0, node: Some(0), kind: EventKind::Boot { restart: true } };
+        let boot = Event {
+            i: 2,
+            t_ns: 0,
+            node: Some(0),
+            kind: EventKind::Boot { restart: true },
+        };
         c.observe(&boot).unwrap();
-        c.observe(&ev(3, 0, ModelEvent::SmReset { applied: 0, digest: 0 })).unwrap();
+        c.observe(&ev(3, 0, ModelEvent::SmReset { applied: 0, digest: 0 }))
+            .unwrap();
         c.observe(&apply(4, 0, 1)).unwrap();
     }
 }

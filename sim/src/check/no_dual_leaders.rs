@@ -2,11 +2,15 @@ use super::{Invariant, Violation};
 use crate::event::{Event, EventKind, ModelEvent, Role};
 use std::collections::BTreeMap;
 
-/// At most one node becomes leader in any term (Raft's Election Safety).
+/// At most one leader is elected in any term (Raft's Election Safety). A
+/// leader is a node incarnation: a node that restarts and wins the same term
+/// again was elected twice, which a durable vote makes impossible.
 #[derive(Default)]
 pub struct NoDualLeaders {
-    /// term -> (leader, event index of its election)
-    leaders: BTreeMap<u64, (usize, u64)>,
+    /// term -> (leader, its incarnation, event index of its election)
+    leaders: BTreeMap<u64, (usize, u64, u64)>,
+    /// node -> boots seen
+    incarnation: BTreeMap<usize, u64>,
 }
 
 impl Invariant for NoDualLeaders {
@@ -15,19 +19,34 @@ impl Invariant for NoDualLeaders {
     }
 
     fn observe(&mut self, e: &Event) -> Result<(), Violation> {
-        let EventKind::Model(ModelEvent::Role { term, role: Role::Leader, .. }) = &e.kind else {
+        let Some(node) = e.node else { return Ok(()) };
+        if let EventKind::Boot { .. } = e.kind {
+            *self.incarnation.entry(node).or_default() += 1;
+            return Ok(());
+        }
+        let EventKind::Model(ModelEvent::Role {
+            term,
+            role: Role::Leader,
+            ..
+        }) = &e.kind
+        else {
             return Ok(());
         };
-        let Some(node) = e.node else { return Ok(()) };
+        let inc = self.incarnation.get(&node).copied().unwrap_or(0);
         match self.leaders.get(term) {
-            Some(&(first, at)) if first != node => Err(Violation::new(
+            Some(&(first, _, at)) if first != node => Err(Violation::new(
                 self.id(),
                 format!("nodes {first} and {node} both became leader in term {term}"),
                 vec![at, e.i],
             )),
+            Some(&(_, first_inc, at)) if first_inc != inc => Err(Violation::new(
+                self.id(),
+                format!("node {node} became leader in term {term} again after a restart"),
+                vec![at, e.i],
+            )),
             Some(_) => Ok(()),
             None => {
-                self.leaders.insert(*term, (node, e.i));
+                self.leaders.insert(*term, (node, inc, e.i));
                 Ok(())
             }
         }
@@ -40,7 +59,16 @@ mod tests {
     use crate::check::tests::ev;
 
     fn leader(i: u64, node: usize, term: u64) -> Event {
-        ev(i, node, ModelEvent::Role { term, role: Role::Leader, cause: "won".into(), from: None })
+        ev(
+            i,
+            node,
+            ModelEvent::Role {
+                term,
+                role: Role::Leader,
+                cause: "won".into(),
+                from: None,
+            },
+        )
     }
 
     #[test]
@@ -50,6 +78,21 @@ mod tests {
         c.observe(&leader(1, 1, 2)).unwrap();
         let v = c.observe(&leader(2, 2, 1)).unwrap_err();
         assert_eq!(v.evidence, vec![0, 2]);
+    }
+
+    #[test]
+    fn a_restarted_node_leading_the_same_term_again_fails() {
+        let mut c = NoDualLeaders::default();
+        c.observe(&leader(0, 1, 3)).unwrap();
+        c.observe(&Event {
+            i: 1,
+            t_ns: 0,
+            node: Some(1),
+            kind: EventKind::Boot { restart: true },
+        })
+        .unwrap();
+        let v = c.observe(&leader(2, 1, 3)).unwrap_err();
+        assert!(v.message.contains("again after a restart"));
     }
 
     #[test]

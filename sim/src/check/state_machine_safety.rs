@@ -51,18 +51,50 @@ mod tests {
     #[test]
     fn diverging_state_at_an_index_fails() {
         let mut c = StateMachineSafety::default();
-        c.observe(&ev(0, 0, ModelEvent::Apply { index: 1, term: 1, digest: 10 })).unwrap();
-        c.observe(&ev(1, 1, ModelEvent::Apply { index: 1, term: 1, digest: 10 })).unwrap();
-        let v = c.observe(&ev(2, 2, ModelEvent::SmReset { applied: 1, digest: 11 })).unwrap_err();
+        c.observe(&ev(
+            0,
+            0,
+            ModelEvent::Apply {
+                index: 1,
+                term: 1,
+                digest: 10,
+            },
+        ))
+        .unwrap();
+        c.observe(&ev(
+            1,
+            1,
+            ModelEvent::Apply {
+                index: 1,
+                term: 1,
+                digest: 10,
+            },
+        ))
+        .unwrap();
+        let v = c
+            .observe(&ev(2, 2, ModelEvent::SmReset { applied: 1, digest: 11 }))
+            .unwrap_err();
         assert_eq!(v.evidence, vec![0, 2]);
     }
 
     #[test]
     fn same_state_everywhere_passes() {
         let mut c = StateMachineSafety::default();
-        c.observe(&ev(0, 0, ModelEvent::SmReset { applied: 0, digest: 1 })).unwrap();
-        c.observe(&ev(1, 1, ModelEvent::SmReset { applied: 0, digest: 2 })).unwrap();
-        c.observe(&ev(2, 0, ModelEvent::Apply { index: 3, term: 1, digest: 5 })).unwrap();
-        c.observe(&ev(3, 1, ModelEvent::SmReset { applied: 3, digest: 5 })).unwrap();
+        c.observe(&ev(0, 0, ModelEvent::SmReset { applied: 0, digest: 1 }))
+            .unwrap();
+        c.observe(&ev(1, 1, ModelEvent::SmReset { applied: 0, digest: 2 }))
+            .unwrap();
+        c.observe(&ev(
+            2,
+            0,
+            ModelEvent::Apply {
+                index: 3,
+                term: 1,
+                digest: 5,
+            },
+        ))
+        .unwrap();
+        c.observe(&ev(3, 1, ModelEvent::SmReset { applied: 3, digest: 5 }))
+            .unwrap();
     }
 }

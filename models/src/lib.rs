@@ -1,0 +1,7 @@
+//! The systems under test, each a sans-IO [`sim::machine::Machine`] with its
+//! catalogued bug switches.
+
+pub mod raft;
+
+pub mod catalogue;
+pub mod scenarios;

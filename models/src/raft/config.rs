@@ -1,0 +1,145 @@
+//! Knobs of the Raft model and its catalogued bug switches.
+
+use serde::Deserialize;
+
+/// Cluster and timing options; times are on each node's own monotonic clock.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RaftConfig {
+    /// Cluster size; node ids are `0..nodes`.
+    pub nodes: usize,
+    /// A follower that hears no leader for a random time in
+    /// `[election_timeout_ms_min, election_timeout_ms_max]` starts a pre-vote.
+    /// The minimum is also how long a heard leader protects it from pre-votes.
+    pub election_timeout_ms_min: u64,
+    /// Also the check-quorum window: a leader without a quorum of answers
+    /// for this long steps down.
+    pub election_timeout_ms_max: u64,
+    /// Interval between a leader's appends to each follower.
+    pub heartbeat_ms: u64,
+    /// Most entries in one append message.
+    pub max_entries_per_append: usize,
+    /// Snapshot and compact once this many applied entries follow the last
+    /// snapshot.
+    pub compact_every_entries: u64,
+    /// How long committed entries wait in the apply queue before a batch runs.
+    pub apply_batch_ms: u64,
+    /// Set by the caller from `--bug` ids, never from a scenario file.
+    #[serde(skip)]
+    pub bugs: RaftBugs,
+}
+
+impl Default for RaftConfig {
+    fn default() -> Self {
+        RaftConfig {
+            nodes: 3,
+            election_timeout_ms_min: 150,
+            election_timeout_ms_max: 300,
+            heartbeat_ms: 50,
+            max_entries_per_append: 64,
+            compact_every_entries: 40,
+            apply_batch_ms: 5,
+            bugs: RaftBugs::default(),
+        }
+    }
+}
+
+impl RaftConfig {
+    /// Rejects options the model cannot run with, naming the knob.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.nodes == 0 {
+            return Err("raft: nodes must be at least 1".into());
+        }
+        if self.election_timeout_ms_min == 0 || self.election_timeout_ms_min > self.election_timeout_ms_max {
+            return Err("raft: need 0 < election_timeout_ms_min <= election_timeout_ms_max".into());
+        }
+        if self.heartbeat_ms == 0 || self.heartbeat_ms >= self.election_timeout_ms_min {
+            return Err("raft: need 0 < heartbeat_ms < election_timeout_ms_min".into());
+        }
+        if self.max_entries_per_append == 0 {
+            return Err("raft: max_entries_per_append must be at least 1".into());
+        }
+        if self.compact_every_entries == 0 {
+            return Err("raft: compact_every_entries must be at least 1".into());
+        }
+        if self.apply_batch_ms == 0 {
+            return Err("raft: apply_batch_ms must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// One switch per catalogued bug; all off is the correct model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RaftBugs {
+    pub hardstate_not_persisted: bool,
+    pub reply_before_durable: bool,
+    pub snapshot_without_data: bool,
+    pub apply_requeue: bool,
+    pub skip_compacted_range: bool,
+    pub no_check_quorum: bool,
+    pub no_prevote: bool,
+}
+
+/// Bug id and the invariant that must catch it (BUGS.md, "Raft cluster").
+pub const RAFT_BUGS: &[(&str, &str)] = &[
+    ("hardstate-not-persisted", "no-dual-leaders"),
+    ("reply-before-durable", "no-dual-leaders"),
+    ("snapshot-without-data", "state-machine-safety"),
+    ("apply-requeue", "no-double-apply"),
+    ("skip-compacted-range", "state-machine-safety"),
+    ("no-check-quorum", "liveness"),
+    ("no-prevote", "liveness"),
+];
+
+impl RaftBugs {
+    pub fn from_ids(ids: &[String]) -> Result<RaftBugs, String> {
+        let mut b = RaftBugs::default();
+        for id in ids {
+            let switch = match id.as_str() {
+                "hardstate-not-persisted" => &mut b.hardstate_not_persisted,
+                "reply-before-durable" => &mut b.reply_before_durable,
+                "snapshot-without-data" => &mut b.snapshot_without_data,
+                "apply-requeue" => &mut b.apply_requeue,
+                "skip-compacted-range" => &mut b.skip_compacted_range,
+                "no-check-quorum" => &mut b.no_check_quorum,
+                "no-prevote" => &mut b.no_prevote,
+                other => return Err(format!("unknown raft bug id: {other}")),
+            };
+            *switch = true;
+        }
+        Ok(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_catalogued_id_parses_to_its_own_switch() {
+        let mut seen = Vec::new();
+        for (id, _) in RAFT_BUGS {
+            let b = RaftBugs::from_ids(&[id.to_string()]).unwrap();
+            assert_ne!(b, RaftBugs::default(), "{id}");
+            assert!(!seen.contains(&b), "{id} shares a switch");
+            seen.push(b);
+        }
+        assert_eq!(seen.len(), 7);
+    }
+
+    #[test]
+    fn unknown_id_is_an_error() {
+        assert!(RaftBugs::from_ids(&["read-without-quorum".into()]).is_err());
+    }
+
+    #[test]
+    fn config_defaults_fill_missing_fields_and_unknown_fields_fail() {
+        let c: RaftConfig = serde_json::from_str(r#"{"nodes": 5}"#).unwrap();
+        assert_eq!(c.nodes, 5);
+        assert_eq!(c.heartbeat_ms, 50);
+        assert!(c.validate().is_ok());
+        assert!(serde_json::from_str::<RaftConfig>(r#"{"bugs": {}}"#).is_err());
+        assert!(serde_json::from_str::<RaftConfig>(r#"{"heartbeat": 1}"#).is_err());
+    }
+}

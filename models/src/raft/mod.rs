@@ -1,0 +1,334 @@
+//! A Raft cluster: durable HardState, pre-vote, check-quorum, log compaction
+//! and InstallSnapshot over a key-value state machine, with the bug switches
+//! catalogued in BUGS.md ("Raft cluster").
+//!
+//! The node is sans-IO: [`Raft`] implements [`Machine`], and every output
+//! goes through [`Io`]. The calling rule it relies on: a message handed to
+//! `Io::send` after an fsync request is sent by this model only once
+//! `on_fsynced` reports that ticket, so nothing leaves before the state it
+//! promises is durable.
+
+mod apply;
+mod config;
+mod durability;
+mod election;
+pub mod log;
+pub mod msg;
+mod replication;
+mod snapshot;
+pub mod state_machine;
+pub mod storage;
+
+pub use config::{RaftBugs, RaftConfig, RAFT_BUGS};
+pub use log::Entry;
+pub use msg::RaftMsg;
+pub use storage::{RaftRec, Snapshot};
+
+use apply::ApplyQueue;
+use log::Log;
+use sim::event::{ModelEvent, Role};
+use sim::machine::{Io, Machine, NodeId, SyncTicket, TimerId};
+use sim::workload::{ClientReply, ClientReq};
+use state_machine::KvStore;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Fires when no leader was heard for a randomized election timeout.
+pub const ELECTION: TimerId = 1;
+/// Every `heartbeat_ms`: a leader's append (possibly empty) to each peer, a
+/// candidate's repeated request to each peer that has not granted its vote.
+pub const HEARTBEAT: TimerId = 2;
+/// Armed while the apply queue is non-empty; drains it every `apply_batch_ms`.
+pub const APPLY: TimerId = 3;
+/// Leader only: every `election_timeout_ms_max / 2`, counts recent answers.
+pub const CHECK_QUORUM: TimerId = 4;
+
+const NS_PER_MS: u64 = 1_000_000;
+
+type RaftIo<'a> = Io<'a, Raft>;
+
+/// What the leader knows about one follower.
+#[derive(Clone, Debug)]
+struct Progress {
+    /// The next index to send; advanced optimistically when an append leaves.
+    next: u64,
+    /// The highest index known to be durably replicated on the follower.
+    matched: u64,
+    /// Monotonic time of the last answer in the current term (check-quorum).
+    last_heard_ns: u64,
+}
+
+/// A message that may leave only once `ticket` is durable.
+#[derive(Clone, Debug)]
+struct Gated {
+    ticket: SyncTicket,
+    to: NodeId,
+    msg: RaftMsg,
+}
+
+pub struct Raft {
+    id: NodeId,
+    cfg: RaftConfig,
+
+    // Mirrors of durable state (HardState, log, snapshot).
+    term: u64,
+    vote: Option<NodeId>,
+    log: Log,
+    /// Always the image at `log.snapshot_index()`.
+    snapshot: Snapshot,
+
+    role: Role,
+    /// The (role, term) last reported in a Role event.
+    reported: Option<(Role, u64)>,
+    leader: Option<NodeId>,
+    last_leader_contact_ns: Option<u64>,
+    prevotes: BTreeSet<NodeId>,
+    votes: BTreeSet<NodeId>,
+    /// The fsync that makes this candidacy's self-vote durable.
+    campaign_ticket: SyncTicket,
+    progress: BTreeMap<NodeId, Progress>,
+    /// Leader only: log index -> (client request id, term it was taken in).
+    pending_clients: BTreeMap<u64, (u64, u64)>,
+
+    commit: u64,
+    sm: KvStore,
+    applied: u64,
+    queue: ApplyQueue,
+    apply_armed: bool,
+
+    // Durability bookkeeping.
+    last_ticket: SyncTicket,
+    synced_ticket: SyncTicket,
+    gated: Vec<Gated>,
+    /// (ticket, last log index that write leaves in memory).
+    unsynced_log: Vec<(SyncTicket, u64)>,
+    /// Every entry up to here is on disk as it is in memory.
+    durable_index: u64,
+    unsynced_hard_state: Vec<(SyncTicket, u64, Option<NodeId>)>,
+}
+
+impl Raft {
+    pub fn new(id: NodeId, cfg: RaftConfig) -> Raft {
+        Raft {
+            id,
+            cfg,
+            term: 0,
+            vote: None,
+            log: Log::default(),
+            snapshot: Snapshot::empty(),
+            role: Role::Follower,
+            reported: None,
+            leader: None,
+            last_leader_contact_ns: None,
+            prevotes: BTreeSet::new(),
+            votes: BTreeSet::new(),
+            campaign_ticket: 0,
+            progress: BTreeMap::new(),
+            pending_clients: BTreeMap::new(),
+            commit: 0,
+            sm: KvStore::default(),
+            applied: 0,
+            queue: ApplyQueue::default(),
+            apply_armed: false,
+            last_ticket: 0,
+            synced_ticket: 0,
+            gated: Vec::new(),
+            unsynced_log: Vec::new(),
+            durable_index: 0,
+            unsynced_hard_state: Vec::new(),
+        }
+    }
+
+    pub fn id(&self) -> NodeId {
+        self.id
+    }
+    pub fn role(&self) -> Role {
+        self.role
+    }
+    pub fn term(&self) -> u64 {
+        self.term
+    }
+    pub fn commit_index(&self) -> u64 {
+        self.commit
+    }
+    pub fn applied_index(&self) -> u64 {
+        self.applied
+    }
+    pub fn state_digest(&self) -> u64 {
+        self.sm.digest()
+    }
+
+    fn quorum(&self) -> usize {
+        self.cfg.nodes / 2 + 1
+    }
+    fn peers(&self) -> impl Iterator<Item = NodeId> + '_ {
+        (0..self.cfg.nodes).filter(move |p| *p != self.id)
+    }
+    fn election_timeout_min_ns(&self) -> u64 {
+        self.cfg.election_timeout_ms_min * NS_PER_MS
+    }
+    fn election_timeout_max_ns(&self) -> u64 {
+        self.cfg.election_timeout_ms_max * NS_PER_MS
+    }
+
+    fn reset_election_timer(&mut self, io: &mut RaftIo) {
+        let after_ns = io.random_range(self.election_timeout_min_ns(), self.election_timeout_max_ns());
+        io.set_timer(ELECTION, after_ns);
+    }
+
+    /// Reports the role whenever it or the term changes, so the trace shows
+    /// every term a node was leader, candidate or follower in.
+    fn set_role(&mut self, io: &mut RaftIo, role: Role, cause: &str, from: Option<NodeId>) {
+        self.role = role;
+        if self.reported == Some((role, self.term)) {
+            return;
+        }
+        self.reported = Some((role, self.term));
+        io.event(ModelEvent::Role {
+            term: self.term,
+            role,
+            cause: cause.to_string(),
+            from,
+        });
+    }
+
+    /// Becomes a follower of `term` (clearing the vote if the term is new).
+    fn become_follower(
+        &mut self,
+        io: &mut RaftIo,
+        term: u64,
+        leader: Option<NodeId>,
+        cause: &str,
+        from: Option<NodeId>,
+    ) {
+        let was_leader = self.role == Role::Leader;
+        if term > self.term {
+            self.term = term;
+            self.vote = None;
+            self.persist_hard_state(io);
+        }
+        self.leader = leader;
+        self.prevotes.clear();
+        self.votes.clear();
+        if was_leader {
+            io.cancel_timer(HEARTBEAT);
+            io.cancel_timer(CHECK_QUORUM);
+            self.progress.clear();
+            // Whether those entries commit later is unknown to this node now.
+            for (_, (req_id, _)) in std::mem::take(&mut self.pending_clients) {
+                io.reply(req_id, ClientReply::Unknown);
+            }
+        }
+        self.set_role(io, Role::Follower, cause, from);
+        self.reset_election_timer(io);
+    }
+}
+
+impl Machine for Raft {
+    type Msg = RaftMsg;
+    type Rec = RaftRec;
+
+    fn boot(&mut self, io: &mut Io<Self>) {
+        let r = storage::replay(io.disk());
+        self.term = r.term;
+        self.vote = r.vote;
+        self.log = r.log;
+        self.snapshot = r.snapshot;
+        self.commit = self.snapshot.index;
+        self.applied = self.snapshot.index;
+        self.queue = ApplyQueue::starting_at(self.snapshot.index);
+        self.sm = KvStore::from_data(self.snapshot.data.clone());
+        self.durable_index = self.log.last_index();
+        io.event(ModelEvent::SmReset {
+            applied: self.applied,
+            digest: self.sm.digest(),
+        });
+        self.reported = None;
+        self.set_role(io, Role::Follower, "boot", None);
+        if r.had_entries {
+            io.reached("restart-with-log");
+        }
+        self.reset_election_timer(io);
+    }
+
+    fn on_message(&mut self, from: NodeId, msg: RaftMsg, io: &mut Io<Self>) {
+        if from == self.id || from >= self.cfg.nodes {
+            return;
+        }
+        if msg.carries_real_term() && msg.term() > self.term {
+            let deposed = self.role == Role::Leader;
+            let leader = match msg {
+                RaftMsg::Append { .. } | RaftMsg::Snapshot { .. } => Some(from),
+                _ => None,
+            };
+            self.become_follower(io, msg.term(), leader, "higher-term", Some(from));
+            if deposed {
+                io.reached("leader-deposed");
+            }
+        }
+        match msg {
+            RaftMsg::PreVote {
+                term,
+                last_log_index,
+                last_log_term,
+            } => self.on_pre_vote(io, from, term, last_log_index, last_log_term),
+            RaftMsg::PreVoteResp { term, granted } => self.on_pre_vote_resp(io, from, term, granted),
+            RaftMsg::Vote {
+                term,
+                last_log_index,
+                last_log_term,
+            } => self.on_vote(io, from, term, last_log_index, last_log_term),
+            RaftMsg::VoteResp { term, granted } => self.on_vote_resp(io, from, term, granted),
+            RaftMsg::Append {
+                term,
+                prev_index,
+                prev_term,
+                entries,
+                commit,
+            } => self.on_append(io, from, term, prev_index, prev_term, entries, commit),
+            RaftMsg::AppendResp { term, success, index } => self.on_append_resp(io, from, term, success, index),
+            RaftMsg::Snapshot {
+                term,
+                index,
+                last_term,
+                data,
+                digest,
+            } => self.on_snapshot(
+                io,
+                from,
+                term,
+                Snapshot {
+                    index,
+                    term: last_term,
+                    data,
+                    digest,
+                },
+            ),
+            RaftMsg::SnapshotResp { term, index } => self.on_snapshot_resp(io, from, term, index),
+        }
+    }
+
+    fn on_timer(&mut self, timer: TimerId, io: &mut Io<Self>) {
+        match timer {
+            ELECTION => self.on_election_timeout(io),
+            HEARTBEAT if self.role == Role::Leader => {
+                self.broadcast_append(io);
+                io.set_timer(HEARTBEAT, self.cfg.heartbeat_ms * NS_PER_MS);
+            }
+            HEARTBEAT if self.role == Role::Candidate => self.retry_votes(io),
+            APPLY => {
+                self.apply_armed = false;
+                self.drain_apply(io);
+            }
+            CHECK_QUORUM => self.check_quorum(io),
+            _ => {}
+        }
+    }
+
+    fn on_client(&mut self, req: ClientReq, io: &mut Io<Self>) {
+        self.propose(io, req);
+    }
+
+    fn on_fsynced(&mut self, ticket: SyncTicket, io: &mut Io<Self>) {
+        self.fsynced(io, ticket);
+    }
+}

@@ -1,0 +1,101 @@
+//! Messages between Raft nodes.
+
+use super::log::Entry;
+use super::state_machine::KvData;
+use serde::Serialize;
+use sim::machine::MsgInfo;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum RaftMsg {
+    /// "Would you vote for me in `term`?" `term` is the prober's term + 1;
+    /// neither side changes any state because of it.
+    PreVote {
+        term: u64,
+        last_log_index: u64,
+        last_log_term: u64,
+    },
+    /// A grant echoes the probed term, so a late grant for an older round is
+    /// recognisable. A refusal carries the responder's real term instead: a
+    /// prober whose log is the most up to date but whose term fell behind
+    /// (it was down while others campaigned) must learn that term, or no one
+    /// could ever win (the others' logs are behind, its probes too low).
+    PreVoteResp {
+        term: u64,
+        granted: bool,
+    },
+    Vote {
+        term: u64,
+        last_log_index: u64,
+        last_log_term: u64,
+    },
+    VoteResp {
+        term: u64,
+        granted: bool,
+    },
+    Append {
+        term: u64,
+        prev_index: u64,
+        prev_term: u64,
+        entries: Vec<Entry>,
+        commit: u64,
+    },
+    /// On success `index` is the last index known to match the leader's log
+    /// (and durable); on failure it is a hint: the follower's log cannot
+    /// match beyond it.
+    AppendResp {
+        term: u64,
+        success: bool,
+        index: u64,
+    },
+    Snapshot {
+        term: u64,
+        index: u64,
+        last_term: u64,
+        data: KvData,
+        digest: u64,
+    },
+    /// The follower holds everything up to `index` durably.
+    SnapshotResp {
+        term: u64,
+        index: u64,
+    },
+}
+
+impl RaftMsg {
+    pub fn term(&self) -> u64 {
+        match self {
+            RaftMsg::PreVote { term, .. }
+            | RaftMsg::PreVoteResp { term, .. }
+            | RaftMsg::Vote { term, .. }
+            | RaftMsg::VoteResp { term, .. }
+            | RaftMsg::Append { term, .. }
+            | RaftMsg::AppendResp { term, .. }
+            | RaftMsg::Snapshot { term, .. }
+            | RaftMsg::SnapshotResp { term, .. } => *term,
+        }
+    }
+    /// Whether `term` is the sender's real term. A pre-vote and a pre-vote
+    /// grant carry a hypothetical one, which must not move anyone's term.
+    pub fn carries_real_term(&self) -> bool {
+        !matches!(
+            self,
+            RaftMsg::PreVote { .. } | RaftMsg::PreVoteResp { granted: true, .. }
+        )
+    }
+}
+
+impl MsgInfo for RaftMsg {
+    fn kind(&self) -> &'static str {
+        match self {
+            RaftMsg::PreVote { .. } => "pre-vote",
+            RaftMsg::PreVoteResp { .. } => "pre-vote-resp",
+            RaftMsg::Vote { .. } => "vote",
+            RaftMsg::VoteResp { .. } => "vote-resp",
+            RaftMsg::Append { .. } => "append",
+            RaftMsg::AppendResp { .. } => "append-resp",
+            RaftMsg::Snapshot { .. } => "snapshot",
+            RaftMsg::SnapshotResp { .. } => "snapshot-resp",
+        }
+    }
+}

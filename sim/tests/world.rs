@@ -1,0 +1,205 @@
+//! The world's own guarantees, shown with a toy machine: a panic in a model
+//! is a finding with its event, a runaway run hits its event budget, and
+//! the fault plan really reaches the nodes.
+
+use serde::Serialize;
+use sim::event::{EventKind, ModelEvent, Role};
+use sim::machine::{Io, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
+use sim::nemesis::{Action, PlanEntry};
+use sim::workload::{ClientReply, ClientReq};
+use sim::{RunSpec, Scenario, Status};
+
+#[derive(Clone, Debug, Serialize)]
+struct Ping(u64);
+
+impl MsgInfo for Ping {
+    fn kind(&self) -> &'static str {
+        "ping"
+    }
+}
+
+/// Pings every peer each 10 ms; panics on the `panic_at`th ping it receives.
+struct Pinger {
+    panic_at: Option<u64>,
+    heard: u64,
+}
+
+impl Machine for Pinger {
+    type Msg = Ping;
+    type Rec = u64;
+    fn boot(&mut self, io: &mut Io<Self>) {
+        io.event(ModelEvent::Role {
+            term: 1,
+            role: Role::Follower,
+            cause: "boot".into(),
+            from: None,
+        });
+        io.set_timer(0, 10_000_000);
+    }
+    fn on_message(&mut self, _from: NodeId, _msg: Ping, io: &mut Io<Self>) {
+        self.heard += 1;
+        if Some(self.heard) == self.panic_at {
+            panic!("ping {} broke node {}", self.heard, io.id());
+        }
+    }
+    fn on_timer(&mut self, _t: TimerId, io: &mut Io<Self>) {
+        for p in 0..io.nodes() {
+            if p != io.id() {
+                io.send(p, Ping(io.now_mono_ns()));
+            }
+        }
+        io.set_timer(0, 10_000_000);
+    }
+    fn on_client(&mut self, req: ClientReq, io: &mut Io<Self>) {
+        io.reply(req.req_id, ClientReply::NotLeader { hint: None });
+    }
+    fn on_fsynced(&mut self, _t: SyncTicket, _io: &mut Io<Self>) {}
+}
+
+fn scenario() -> Scenario {
+    Scenario::from_json(
+        r#"{"name":"toy","model":"toy","nodes":3,"invariants":[],"safety_ms":1000,"liveness_ms":500,
+            "faults":{"swarm":false,"partition":false,"partition_one_way":false,"link":false,"crash":false,"pause":false}}"#,
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_panic_in_a_model_becomes_an_error_verdict_with_its_event() {
+    let s = scenario();
+    let out = sim::run(
+        RunSpec {
+            scenario: &s,
+            seed: 1,
+            plan: None,
+            checkers: vec![],
+        },
+        |id| Pinger {
+            panic_at: (id == 2).then_some(5),
+            heard: 0,
+        },
+    );
+    assert_eq!(out.verdict.status, Status::Error);
+    let msg = out.verdict.message.clone().unwrap();
+    assert!(msg.contains("node 2 panicked: ping 5 broke node 2"), "{msg}");
+    let last = out.trace.events().last().unwrap();
+    assert!(matches!(last.kind, EventKind::Panic { .. }));
+    assert_eq!(out.verdict.evidence, vec![last.i]);
+}
+
+#[test]
+fn an_exhausted_event_budget_ends_the_run_as_an_error() {
+    let mut s = scenario();
+    s.event_budget = 200;
+    let out = sim::run(
+        RunSpec {
+            scenario: &s,
+            seed: 1,
+            plan: None,
+            checkers: vec![],
+        },
+        |_| Pinger {
+            panic_at: None,
+            heard: 0,
+        },
+    );
+    assert_eq!(out.verdict.status, Status::Error);
+    assert!(out.verdict.message.unwrap().contains("event budget of 200"));
+}
+
+#[test]
+fn a_partition_in_the_plan_drops_messages_across_it_and_heal_restores_them() {
+    let s = scenario();
+    let plan = vec![
+        PlanEntry {
+            at_ns: 100_000_000,
+            action: Action::Partition {
+                groups: vec![vec![0], vec![1, 2]],
+            },
+        },
+        PlanEntry {
+            at_ns: 300_000_000,
+            action: Action::Heal,
+        },
+        PlanEntry {
+            at_ns: 400_000_000,
+            action: Action::Crash { node: 1 },
+        },
+        PlanEntry {
+            at_ns: 600_000_000,
+            action: Action::Restart { node: 1 },
+        },
+    ];
+    let out = sim::run(
+        RunSpec {
+            scenario: &s,
+            seed: 3,
+            plan: Some(plan),
+            checkers: vec![],
+        },
+        |_| Pinger {
+            panic_at: None,
+            heard: 0,
+        },
+    );
+    assert_eq!(out.verdict.status, Status::Pass);
+    let ev = out.trace.events();
+    let cut = |from: usize, to: usize, lo: u64, hi: u64| {
+        ev.iter().any(|e| {
+            matches!(&e.kind, EventKind::Drop { from: f, to: t, cause: sim::event::DropCause::Partition, .. } if *f == from && *t == to)
+                && (lo..hi).contains(&e.t_ns)
+        })
+    };
+    assert!(cut(0, 1, 100_000_000, 300_000_000));
+    assert!(!cut(1, 2, 0, 2_000_000_000), "nodes on one side keep talking");
+    assert!(!cut(0, 1, 320_000_000, 2_000_000_000), "heal restores the link");
+    let down = ev.iter().any(|e| {
+        matches!(
+            &e.kind,
+            EventKind::Drop {
+                to: 1,
+                cause: sim::event::DropCause::Down,
+                ..
+            }
+        )
+    });
+    assert!(down, "messages to a crashed node are dropped");
+    let boots = ev
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Boot { restart: true }) && e.node == Some(1))
+        .count();
+    assert_eq!(boots, 1);
+}
+
+#[test]
+fn drift_makes_timers_fire_on_the_node_clock() {
+    let s = scenario();
+    let plan = vec![PlanEntry {
+        at_ns: 0,
+        action: Action::ClockDrift { node: 0, ppm: 500_000 },
+    }];
+    let out = sim::run(
+        RunSpec {
+            scenario: &s,
+            seed: 3,
+            plan: Some(plan),
+            checkers: vec![],
+        },
+        |_| Pinger {
+            panic_at: None,
+            heard: 0,
+        },
+    );
+    let sends = |n: usize| {
+        out.trace
+            .events()
+            .iter()
+            .filter(|e| e.node == Some(n) && matches!(e.kind, EventKind::Send { .. }))
+            .count() as f64
+    };
+    let ratio = sends(0) / sends(1);
+    assert!(
+        (1.4..1.6).contains(&ratio),
+        "a clock 50% fast ticks 1.5x as often, got {ratio}"
+    );
+}

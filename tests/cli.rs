@@ -1,0 +1,246 @@
+//! The command line as a user meets it: exit codes, one-line errors for bad
+//! input, reports that replay, and reports that were cut or edited.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn dst(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dst"))
+        .args(args)
+        .output()
+        .expect("dst runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dst-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+/// Bad input: exit 2 and exactly one line on stderr, no panic.
+fn assert_bad(o: &Output, needle: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "want one line, got: {err}");
+    assert!(err.contains(needle), "'{needle}' not in: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn unknown_scenario_is_bad_input() {
+    assert_bad(
+        &dst(&["run", "no-such-scenario"]),
+        "unknown scenario 'no-such-scenario'",
+    );
+    assert_bad(&dst(&["fuzz", "nope", "--seeds", "0..1"]), "unknown scenario");
+}
+
+#[test]
+fn unknown_bug_is_bad_input() {
+    assert_bad(
+        &dst(&["run", "raft-partitions", "--bug", "no-such-bug"]),
+        "unknown bug 'no-such-bug'",
+    );
+    assert_bad(&dst(&["mutants", "--bug", "no-such-bug"]), "unknown bug");
+}
+
+#[test]
+fn malformed_scenario_file_is_bad_input() {
+    let p = tmp("bad-scenario.json");
+    std::fs::write(&p, "{ \"name\": \"x\", \"model\": ").unwrap();
+    assert_bad(&dst(&["run", p.to_str().unwrap()]), "invalid scenario JSON");
+    std::fs::write(
+        &p,
+        r#"{"name":"x","model":"raft","nodes":3,"invariants":["no-such-invariant"]}"#,
+    )
+    .unwrap();
+    assert_bad(
+        &dst(&["run", p.to_str().unwrap()]),
+        "unknown invariant 'no-such-invariant'",
+    );
+    std::fs::write(&p, r#"{"name":"x","model":"paxos","nodes":3,"invariants":[]}"#).unwrap();
+    assert_bad(&dst(&["run", p.to_str().unwrap()]), "unknown model 'paxos'");
+}
+
+#[test]
+fn bad_ranges_are_bad_input() {
+    assert_bad(
+        &dst(&["fuzz", "raft-partitions", "--seeds", "9..3"]),
+        "invalid seed range",
+    );
+    assert_bad(
+        &dst(&["fuzz", "raft-partitions", "--shard", "3/3", "--seeds", "0..1"]),
+        "invalid shard",
+    );
+    assert_bad(
+        &dst(&["fuzz", "raft-partitions", "--budget", "soon"]),
+        "invalid duration",
+    );
+}
+
+#[test]
+fn a_found_bug_writes_a_report_that_replays_exactly() {
+    let p = tmp("apply-requeue.json");
+    let o = dst(&[
+        "run",
+        "raft-snapshot",
+        "--seed",
+        "0",
+        "--bug",
+        "apply-requeue",
+        "--report",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&p).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["schema"], 1);
+    assert_eq!(v["verdict"]["status"], "violation");
+    assert_eq!(v["verdict"]["invariant"], "no-double-apply");
+    assert!(v["replay"].as_str().unwrap().starts_with("dst replay "));
+    assert!(!v["trace"].as_array().unwrap().is_empty());
+    let r = dst(&["replay", p.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(0), "{}", String::from_utf8_lossy(&r.stdout));
+}
+
+#[test]
+fn a_passing_run_exits_zero_and_writes_no_report_unless_asked() {
+    let o = dst(&["run", "raft-partitions", "--seed", "1", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verdict"]["status"], "pass");
+    assert!(v["report"].is_null());
+}
+
+#[test]
+fn broken_reports_are_bad_input() {
+    let p = tmp("good.json");
+    let o = dst(&[
+        "run",
+        "raft-crash-restart",
+        "--seed",
+        "2",
+        "--report",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&p).unwrap();
+
+    let cut = tmp("truncated.json");
+    std::fs::write(&cut, &text[..text.len() / 2]).unwrap();
+    assert_bad(&dst(&["replay", cut.to_str().unwrap()]), "truncated report");
+
+    let junk = tmp("junk.json");
+    std::fs::write(&junk, "this is not json").unwrap();
+    assert_bad(&dst(&["replay", junk.to_str().unwrap()]), "malformed report JSON");
+
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["schema"] = 99.into();
+    let other = tmp("schema99.json");
+    std::fs::write(&other, v.to_string()).unwrap();
+    assert_bad(&dst(&["replay", other.to_str().unwrap()]), "schema 99 is not supported");
+
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["trace"][3]["t_ns"] = 1.into();
+    let edited = tmp("edited.json");
+    std::fs::write(&edited, v.to_string()).unwrap();
+    assert_bad(&dst(&["replay", edited.to_str().unwrap()]), "does not match its hash");
+
+    assert_bad(&dst(&["replay", "/no/such/report.json"]), "cannot read");
+}
+
+#[test]
+fn a_replay_that_diverges_exits_one() {
+    let p = tmp("diverge.json");
+    let o = dst(&["run", "raft-partitions", "--seed", "3", "--report", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    // Same trace, but a different seed: the run no longer matches the report.
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    v["seed"] = 4.into();
+    std::fs::write(&p, v.to_string()).unwrap();
+    let r = dst(&["replay", p.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stdout).contains("MISMATCH"));
+}
+
+#[test]
+fn fuzz_summarizes_and_exits_zero_on_the_correct_model() {
+    let dir = tmp("fuzz-reports");
+    let o = dst(&[
+        "fuzz",
+        "all",
+        "--seeds",
+        "0..6",
+        "--jobs",
+        "2",
+        "--json",
+        "--report-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = v["scenarios"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    for r in rows {
+        assert_eq!(r["tally"]["seeds"], 6);
+        assert_eq!(r["tally"]["unexpected"], 0);
+    }
+}
+
+#[test]
+fn fuzz_with_a_bug_reports_each_failing_seed() {
+    let dir = tmp("fuzz-bug");
+    let o = dst(&[
+        "fuzz",
+        "raft-snapshot",
+        "--seeds",
+        "0..3",
+        "--bug",
+        "apply-requeue",
+        "--report-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "violations a bug switch calls for are expected: {}",
+        stderr(&o)
+    );
+    let reports = std::fs::read_dir(&dir).unwrap().count();
+    assert!(reports >= 1, "no report written");
+}
+
+#[test]
+fn shards_split_the_seed_space() {
+    let run = |shard: &str| {
+        let o = dst(&[
+            "fuzz",
+            "raft-crash-restart",
+            "--seeds",
+            "0..10",
+            "--shard",
+            shard,
+            "--json",
+        ]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["scenarios"][0]["tally"]["seeds"].as_u64().unwrap()
+    };
+    assert_eq!(run("0/3") + run("1/3") + run("2/3"), 10);
+}
+
+#[test]
+fn list_names_every_bug_and_invariant() {
+    let o = dst(&["list", "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["bugs"].as_array().unwrap().len(), 7);
+    assert!(v["invariants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["id"] == "liveness"));
+}
