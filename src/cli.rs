@@ -37,32 +37,7 @@ pub enum Cmd {
         json: bool,
     },
     /// Run many seeds of one scenario, or of all built-in scenarios.
-    Fuzz {
-        /// A built-in scenario, a scenario file, or "all".
-        #[arg(default_value = "all")]
-        scenario: String,
-        /// Seed range A..B (B exclusive).
-        #[arg(long)]
-        seeds: Option<String>,
-        /// Stop taking new seeds after this long (e.g. 90s, 10m, 1h).
-        #[arg(long)]
-        budget: Option<String>,
-        /// Worker threads, each with its own runtime (default: all cores).
-        #[arg(long)]
-        jobs: Option<usize>,
-        /// Run only seeds s with s % N == I.
-        #[arg(long)]
-        shard: Option<String>,
-        #[arg(long = "bug")]
-        bugs: Vec<String>,
-        #[arg(long, default_value = "reports")]
-        report_dir: PathBuf,
-        /// Run every seed twice and fail on any difference in trace hash.
-        #[arg(long)]
-        determinism: bool,
-        #[arg(long)]
-        json: bool,
-    },
+    Fuzz(FuzzArgs),
     /// Re-run a report: exit 0 if verdict and trace hash match, 1 if not.
     Replay {
         report: PathBuf,
@@ -94,4 +69,32 @@ pub enum Cmd {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(clap::Args, Debug)]
+pub struct FuzzArgs {
+    /// A built-in scenario, a scenario file, or "all".
+    #[arg(default_value = "all")]
+    pub scenario: String,
+    /// Seed range A..B (B exclusive).
+    #[arg(long)]
+    pub seeds: Option<String>,
+    /// Stop taking new seeds after this long (e.g. 90s, 10m, 1h).
+    #[arg(long)]
+    pub budget: Option<String>,
+    /// Worker threads, each with its own runtime (default: all cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Run only seeds s with s % N == I.
+    #[arg(long)]
+    pub shard: Option<String>,
+    #[arg(long = "bug")]
+    pub bugs: Vec<String>,
+    #[arg(long, default_value = "reports")]
+    pub report_dir: PathBuf,
+    /// Run every seed twice and fail on any difference in trace hash.
+    #[arg(long)]
+    pub determinism: bool,
+    #[arg(long)]
+    pub json: bool,
 }

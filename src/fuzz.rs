@@ -12,17 +12,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-pub struct Args {
-    pub scenario: String,
-    pub seeds: Option<String>,
-    pub budget: Option<String>,
-    pub jobs: Option<usize>,
-    pub shard: Option<String>,
-    pub bugs: Vec<String>,
-    pub report_dir: PathBuf,
-    pub determinism: bool,
-    pub json: bool,
-}
+pub use crate::cli::FuzzArgs as Args;
 
 /// With no seed range and no budget, fuzz runs about this long.
 const DEFAULT_BUDGET: Duration = Duration::from_secs(60);

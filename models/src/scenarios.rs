@@ -10,6 +10,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../scenarios/raft-crash-restart.json"),
     ),
     ("raft-snapshot", include_str!("../../scenarios/raft-snapshot.json")),
+    ("raft-seven", include_str!("../../scenarios/raft-seven.json")),
 ];
 
 pub fn all() -> Vec<Scenario> {

@@ -373,41 +373,29 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             Ev::Heal => self.heal(),
             Ev::End => {}
             Ev::Deliver { id, from, to, msg } => {
-                let kind = msg.kind();
-                if self.net.is_cut(from, to) {
-                    let cause = DropCause::Partition;
-                    self.record(
-                        Some(to),
-                        EventKind::Drop {
-                            id,
-                            from,
-                            to,
-                            msg: kind.into(),
-                            cause,
-                        },
-                    );
+                let kind = msg.kind().to_string();
+                let lost = if self.net.is_cut(from, to) {
+                    Some(DropCause::Partition)
                 } else if self.nodes[to].machine.is_none() {
-                    let cause = DropCause::Down;
-                    self.record(
+                    Some(DropCause::Down)
+                } else {
+                    None
+                };
+                match lost {
+                    Some(cause) => self.record(
                         Some(to),
                         EventKind::Drop {
                             id,
                             from,
                             to,
-                            msg: kind.into(),
+                            msg: kind,
                             cause,
                         },
-                    );
-                } else {
-                    self.record(
-                        Some(to),
-                        EventKind::Deliver {
-                            id,
-                            from,
-                            msg: kind.into(),
-                        },
-                    );
-                    self.step(to, Input::Message(from, msg));
+                    ),
+                    None => {
+                        self.record(Some(to), EventKind::Deliver { id, from, msg: kind });
+                        self.step(to, Input::Message(from, msg));
+                    }
                 }
             }
             Ev::Timer { node, inc, id, gen } => {

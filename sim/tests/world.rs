@@ -64,6 +64,20 @@ fn scenario() -> Scenario {
     .unwrap()
 }
 
+/// Seed 3 of the toy scenario with a hand-written plan.
+fn run_plan(s: &Scenario, plan: Vec<PlanEntry>) -> sim::RunOutcome {
+    let spec = RunSpec {
+        scenario: s,
+        seed: 3,
+        plan: Some(plan),
+        checkers: vec![],
+    };
+    sim::run(spec, |_| Pinger {
+        panic_at: None,
+        heard: 0,
+    })
+}
+
 #[test]
 fn a_panic_in_a_model_becomes_an_error_verdict_with_its_event() {
     let s = scenario();
@@ -130,18 +144,7 @@ fn a_partition_in_the_plan_drops_messages_across_it_and_heal_restores_them() {
             action: Action::Restart { node: 1 },
         },
     ];
-    let out = sim::run(
-        RunSpec {
-            scenario: &s,
-            seed: 3,
-            plan: Some(plan),
-            checkers: vec![],
-        },
-        |_| Pinger {
-            panic_at: None,
-            heard: 0,
-        },
-    );
+    let out = run_plan(&s, plan);
     assert_eq!(out.verdict.status, Status::Pass);
     let ev = out.trace.events();
     let cut = |from: usize, to: usize, lo: u64, hi: u64| {
@@ -178,18 +181,7 @@ fn drift_makes_timers_fire_on_the_node_clock() {
         at_ns: 0,
         action: Action::ClockDrift { node: 0, ppm: 500_000 },
     }];
-    let out = sim::run(
-        RunSpec {
-            scenario: &s,
-            seed: 3,
-            plan: Some(plan),
-            checkers: vec![],
-        },
-        |_| Pinger {
-            panic_at: None,
-            heard: 0,
-        },
-    );
+    let out = run_plan(&s, plan);
     let sends = |n: usize| {
         out.trace
             .events()

@@ -163,13 +163,7 @@ impl Raft {
             .collect();
         // Entries of earlier terms commit only under an entry of this term
         // (5.4.2); the no-op provides one without waiting for a client.
-        let noop = super::Entry {
-            index: next,
-            term: self.term,
-            op: None,
-            req_id: None,
-        };
-        self.append_local(io, noop);
+        self.append_local(io, super::Entry::noop(next, self.term));
         self.broadcast_append(io);
         io.set_timer(HEARTBEAT, self.cfg.heartbeat_ms * NS_PER_MS);
         io.set_timer(CHECK_QUORUM, self.check_quorum_interval_ns());

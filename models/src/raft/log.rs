@@ -17,6 +17,18 @@ pub struct Entry {
     pub req_id: Option<u64>,
 }
 
+impl Entry {
+    /// The entry a new leader appends to commit its term.
+    pub fn noop(index: u64, term: u64) -> Entry {
+        Entry {
+            index,
+            term,
+            op: None,
+            req_id: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Log {
     snapshot_index: u64,
@@ -113,12 +125,7 @@ mod tests {
     use super::*;
 
     fn e(index: u64, term: u64) -> Entry {
-        Entry {
-            index,
-            term,
-            op: None,
-            req_id: None,
-        }
+        Entry::noop(index, term)
     }
 
     fn log_of(terms: &[u64]) -> Log {

@@ -199,24 +199,12 @@ impl Raft {
     }
 
     pub(super) fn on_append_resp(&mut self, io: &mut RaftIo, from: NodeId, term: u64, success: bool, index: u64) {
-        if self.role != Role::Leader || term != self.term {
+        if !self.heard(io, from, term) {
             return;
         }
-        let now = io.now_mono_ns();
-        let last = self.log.last_index();
-        let Some(p) = self.progress.get_mut(&from) else {
-            return;
-        };
-        p.last_heard_ns = now;
         if success {
-            p.matched = p.matched.max(index.min(last));
-            p.next = p.next.max(p.matched + 1);
-            let more = p.next <= last;
-            self.maybe_commit(io);
-            if more {
-                self.send_append(io, from);
-            }
-        } else {
+            self.matched(io, from, index);
+        } else if let Some(p) = self.progress.get_mut(&from) {
             // A late rejection must not undo progress made since it left.
             let next = (index + 1).max(p.matched + 1);
             if next < p.next {
@@ -227,15 +215,28 @@ impl Raft {
     }
 
     pub(super) fn on_snapshot_resp(&mut self, io: &mut RaftIo, from: NodeId, term: u64, index: u64) {
+        if self.heard(io, from, term) {
+            self.matched(io, from, index);
+        }
+    }
+
+    /// Notes an answer of this term from a follower (check-quorum counts
+    /// it); false for a stale answer, which must change nothing.
+    fn heard(&mut self, io: &mut RaftIo, from: NodeId, term: u64) -> bool {
         if self.role != Role::Leader || term != self.term {
-            return;
+            return false;
         }
         let now = io.now_mono_ns();
+        self.progress.get_mut(&from).map(|p| p.last_heard_ns = now).is_some()
+    }
+
+    /// The follower durably holds the log up to `index`: commit what a
+    /// quorum holds and keep the follower fed.
+    fn matched(&mut self, io: &mut RaftIo, from: NodeId, index: u64) {
         let last = self.log.last_index();
         let Some(p) = self.progress.get_mut(&from) else {
             return;
         };
-        p.last_heard_ns = now;
         p.matched = p.matched.max(index.min(last));
         p.next = p.next.max(p.matched + 1);
         let more = p.next <= last;

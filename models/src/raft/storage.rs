@@ -131,12 +131,7 @@ mod tests {
     use super::*;
 
     fn e(index: u64, term: u64) -> Entry {
-        Entry {
-            index,
-            term,
-            op: None,
-            req_id: None,
-        }
+        Entry::noop(index, term)
     }
 
     /// term, vote, and (index, term) of each log entry.

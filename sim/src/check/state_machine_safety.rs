@@ -48,29 +48,15 @@ mod tests {
     use super::*;
     use crate::check::tests::ev;
 
+    fn apply(i: u64, node: usize, index: u64, digest: u64) -> Event {
+        ev(i, node, ModelEvent::Apply { index, term: 1, digest })
+    }
+
     #[test]
     fn diverging_state_at_an_index_fails() {
         let mut c = StateMachineSafety::default();
-        c.observe(&ev(
-            0,
-            0,
-            ModelEvent::Apply {
-                index: 1,
-                term: 1,
-                digest: 10,
-            },
-        ))
-        .unwrap();
-        c.observe(&ev(
-            1,
-            1,
-            ModelEvent::Apply {
-                index: 1,
-                term: 1,
-                digest: 10,
-            },
-        ))
-        .unwrap();
+        c.observe(&apply(0, 0, 1, 10)).unwrap();
+        c.observe(&apply(1, 1, 1, 10)).unwrap();
         let v = c
             .observe(&ev(2, 2, ModelEvent::SmReset { applied: 1, digest: 11 }))
             .unwrap_err();
