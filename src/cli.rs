@@ -44,6 +44,18 @@ pub enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Remove fault-plan entries while the report's violation still happens.
+    Shrink {
+        report: PathBuf,
+        /// Where to write the shrunk report (default: REPORT.shrunk.json).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Most runs to spend.
+        #[arg(long, default_value_t = 400)]
+        max_runs: u64,
+        #[arg(long)]
+        json: bool,
+    },
     /// Every catalogued bug against its scenario: found? after how many seeds?
     Mutants {
         #[arg(long, default_value_t = 2_000)]

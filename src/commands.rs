@@ -126,21 +126,23 @@ pub fn run(name: &str, seed: u64, bugs: &[String], report: Option<PathBuf>, json
     }
 }
 
-pub fn replay(path: &Path, json: bool) -> Exit {
-    let r = match Report::read(path) {
-        Ok(r) => r,
-        Err(e) => return Exit::Bad(e),
-    };
-    let scenario: Scenario = match serde_json::from_value(r.config.clone()) {
-        Ok(s) => s,
-        Err(e) => return Exit::Bad(format!("{}: the report's scenario is invalid: {e}", path.display())),
-    };
-    if let Err(e) = scenario
+/// A report and the scenario it ran, both checked; the error is one line.
+pub fn load_report(path: &Path) -> Result<(Report, Scenario), String> {
+    let r = Report::read(path)?;
+    let scenario: Scenario = serde_json::from_value(r.config.clone())
+        .map_err(|e| format!("{}: the report's scenario is invalid: {e}", path.display()))?;
+    scenario
         .validate()
         .and_then(|_| outcome::validate_bugs(&scenario, &r.bugs))
-    {
-        return Exit::Bad(format!("{}: {e}", path.display()));
-    }
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((r, scenario))
+}
+
+pub fn replay(path: &Path, json: bool) -> Exit {
+    let (r, scenario) = match load_report(path) {
+        Ok(x) => x,
+        Err(e) => return Exit::Bad(e),
+    };
     let (out, _) = match run_seed(&scenario, r.seed, &r.bugs, Some(r.plan.clone())) {
         Ok(x) => x,
         Err(e) => return Exit::Bad(e),

@@ -8,6 +8,7 @@ mod mutants;
 mod outcome;
 mod pool;
 mod progress;
+mod shrink;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -40,6 +41,12 @@ fn main() -> ExitCode {
         } => commands::run(&scenario, seed, &bugs, report, json),
         cli::Cmd::Replay { report, json } => commands::replay(&report, json),
         cli::Cmd::Fuzz(args) => fuzz::main(args),
+        cli::Cmd::Shrink {
+            report,
+            out,
+            max_runs,
+            json,
+        } => shrink::main(&report, out, max_runs, json),
         cli::Cmd::Mutants {
             max_seeds,
             bugs,

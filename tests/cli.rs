@@ -245,3 +245,46 @@ fn list_names_every_bug_and_invariant() {
         .iter()
         .any(|i| i["id"] == "liveness"));
 }
+
+#[test]
+fn shrink_keeps_the_violation_with_fewer_faults_and_replays() {
+    let p = tmp("to-shrink.json");
+    let o = dst(&[
+        "run",
+        "raft-crash-restart",
+        "--seed",
+        "0",
+        "--bug",
+        "reply-before-durable",
+        "--report",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let before: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    let out = tmp("shrunk.json");
+    let s = dst(&[
+        "shrink",
+        p.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--max-runs",
+        "60",
+    ]);
+    assert_eq!(s.status.code(), Some(1), "{}", stderr(&s));
+    let after: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(after["verdict"]["invariant"], before["verdict"]["invariant"]);
+    assert!(after["plan"].as_array().unwrap().len() < before["plan"].as_array().unwrap().len());
+    assert_eq!(dst(&["replay", out.to_str().unwrap()]).status.code(), Some(0));
+}
+
+#[test]
+fn shrinking_a_passing_report_is_bad_input() {
+    let p = tmp("pass-shrink.json");
+    assert_eq!(
+        dst(&["run", "raft-partitions", "--seed", "5", "--report", p.to_str().unwrap()])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_bad(&dst(&["shrink", p.to_str().unwrap()]), "only a report with a violation");
+}
