@@ -128,7 +128,7 @@ pub fn checkers(scenario: &Scenario) -> Result<Vec<Box<dyn Invariant>>, String> 
     scenario
         .invariants
         .iter()
-        .map(|id| check::build(id, scenario.nodes, &scenario.liveness))
+        .map(|id| check::build(id, scenario))
         .collect()
 }
 

@@ -30,6 +30,11 @@ pub struct Scenario {
     pub invariants: Vec<String>,
     #[serde(default)]
     pub liveness: LivenessParams,
+    /// The clock-skew bound the system assumes (MAX_CLOCK_SKEW): models
+    /// size their margins by it and checkers judge against it. Faults may
+    /// exceed it on purpose.
+    #[serde(default = "default_max_clock_skew_ms")]
+    pub max_clock_skew_ms: u64,
     /// `sometimes` goals: states a run should reach; fuzz fails a scenario
     /// whose goals no seed reached.
     #[serde(default)]
@@ -46,6 +51,9 @@ fn default_safety_ms() -> u64 {
 }
 fn default_liveness_ms() -> u64 {
     10_000
+}
+fn default_max_clock_skew_ms() -> u64 {
+    5_000
 }
 fn default_event_budget() -> u64 {
     2_000_000
@@ -79,6 +87,8 @@ pub struct WorkloadConfig {
     pub append_weight: u32,
     pub get_weight: u32,
     pub cas_weight: u32,
+    /// Reads any replica may serve within the staleness bound (`follower-get`).
+    pub follower_get_weight: u32,
 }
 
 impl Default for WorkloadConfig {
@@ -94,6 +104,7 @@ impl Default for WorkloadConfig {
             append_weight: 4,
             get_weight: 3,
             cas_weight: 1,
+            follower_get_weight: 0,
         }
     }
 }
@@ -129,7 +140,7 @@ impl Scenario {
             ));
         }
         let w = &self.workload;
-        if w.put_weight + w.append_weight + w.get_weight + w.cas_weight == 0 || w.keys == 0 {
+        if w.put_weight + w.append_weight + w.get_weight + w.cas_weight + w.follower_get_weight == 0 || w.keys == 0 {
             return Err(format!("scenario {n}: the workload has no ops or no keys"));
         }
         if self.faults.delay_ms_min > self.faults.delay_ms_max {

@@ -10,20 +10,42 @@ pub type Value = Vec<u64>;
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "f", rename_all = "kebab-case")]
 pub enum KvOp {
-    Put { key: u32, value: u64 },
-    Append { key: u32, value: u64 },
-    Get { key: u32 },
-    Cas { key: u32, expected: Value, value: u64 },
+    Put {
+        key: u32,
+        value: u64,
+    },
+    Append {
+        key: u32,
+        value: u64,
+    },
+    Get {
+        key: u32,
+    },
+    Cas {
+        key: u32,
+        expected: Value,
+        value: u64,
+    },
+    /// A read any replica may serve from its own state if it is fresh
+    /// within the scenario's staleness bound. Not linearizable by design:
+    /// `bounded-staleness` judges it, `linearizable` ignores it.
+    FollowerGet {
+        key: u32,
+    },
 }
 
 impl KvOp {
     pub fn key(&self) -> u32 {
         match self {
-            KvOp::Put { key, .. } | KvOp::Append { key, .. } | KvOp::Get { key } | KvOp::Cas { key, .. } => *key,
+            KvOp::Put { key, .. }
+            | KvOp::Append { key, .. }
+            | KvOp::Get { key }
+            | KvOp::Cas { key, .. }
+            | KvOp::FollowerGet { key } => *key,
         }
     }
     pub fn is_read(&self) -> bool {
-        matches!(self, KvOp::Get { .. })
+        matches!(self, KvOp::Get { .. } | KvOp::FollowerGet { .. })
     }
 }
 
@@ -65,7 +87,7 @@ pub fn apply_kv(value: &mut Value, op: &KvOp) -> KvResult {
             value.push(*v);
             KvResult::Done
         }
-        KvOp::Get { .. } => KvResult::Value { value: value.clone() },
+        KvOp::Get { .. } | KvOp::FollowerGet { .. } => KvResult::Value { value: value.clone() },
         KvOp::Cas { expected, value: v, .. } => {
             if value == expected {
                 value.clear();

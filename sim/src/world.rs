@@ -736,20 +736,22 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         self.next_op += 1;
         // Unique per write, so a value read back names the write that made it.
         let value = self.next_op;
-        let total = (w.put_weight + w.append_weight + w.get_weight + w.cas_weight) as u64;
+        let mix = [
+            w.put_weight,
+            w.append_weight,
+            w.get_weight,
+            w.cas_weight,
+            w.follower_get_weight,
+        ];
+        let total: u64 = mix.iter().map(|x| *x as u64).sum();
         let mut r = range(&mut self.work_rng, 0, total - 1) as u32;
-        for (weight, i) in [
-            (w.put_weight, 0),
-            (w.append_weight, 1),
-            (w.get_weight, 2),
-            (w.cas_weight, 3),
-        ] {
+        for (i, weight) in mix.into_iter().enumerate() {
             if r < weight {
                 return match i {
                     0 => KvOp::Put { key, value },
                     1 => KvOp::Append { key, value },
                     2 => KvOp::Get { key },
-                    _ => {
+                    3 => {
                         let expected = self.clients[client as usize]
                             .last_read
                             .get(&key)
@@ -757,6 +759,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                             .unwrap_or_default();
                         KvOp::Cas { key, expected, value }
                     }
+                    _ => KvOp::FollowerGet { key },
                 };
             }
             r -= weight;
@@ -820,7 +823,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         let op = self.clients[client].op.take().expect("matched above");
         match reply {
             ClientReply::Ok(result) => {
-                if let (KvResult::Value { value }, KvOp::Get { key }) = (&result, &op.op) {
+                if let (KvResult::Value { value }, KvOp::Get { key } | KvOp::FollowerGet { key }) = (&result, &op.op) {
                     self.clients[client].last_read.insert(*key, value.clone());
                 }
                 self.record(

@@ -13,6 +13,7 @@ pub use no_dual_leaders::NoDualLeaders;
 pub use state_machine_safety::StateMachineSafety;
 
 use crate::event::Event;
+use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,8 +86,10 @@ pub fn is_known(id: &str) -> bool {
     INVARIANTS.iter().any(|(i, _)| *i == id)
 }
 
-/// Build the checker named `id`, or say which ids exist.
-pub fn build(id: &str, nodes: usize, liveness: &LivenessParams) -> Result<Box<dyn Invariant>, String> {
+/// Build the checker named `id` for a scenario, or say which ids exist.
+/// Checkers take their parameters (cluster size, bounds, deadlines) from it.
+pub fn build(id: &str, scenario: &Scenario) -> Result<Box<dyn Invariant>, String> {
+    let (nodes, liveness) = (scenario.nodes, &scenario.liveness);
     Ok(match id {
         "no-dual-leaders" => Box::new(NoDualLeaders::default()),
         "state-machine-safety" => Box::new(StateMachineSafety::default()),
