@@ -164,6 +164,10 @@ impl Invariant for Liveness {
                 }
                 if *role == Role::Leader {
                     self.elected_at.insert(n, e.t_ns);
+                    // Elected by votes cast before a fault cut it off: not healthy either.
+                    if !self.has_quorum(n, e.t_ns) {
+                        self.lost_quorum_at.insert(n, e.t_ns);
+                    }
                 }
                 let was_leader = matches!(was, Some((Role::Leader, _)));
                 let elected = self.elected_at.get(&n).copied();
@@ -369,6 +373,20 @@ mod tests {
         c.observe(&at(2, 5_000, None, EventKind::Heal { impaired: vec![] }))
             .unwrap();
         c.observe(&role(3, 5_010, 0, Role::Follower, 2, "higher-term")).unwrap();
+        assert_eq!(c.counters(), vec![("disruptions", 0)]);
+    }
+
+    #[test]
+    fn a_leader_elected_after_losing_its_quorum_is_not_healthy() {
+        let mut c = Liveness::new(LivenessParams { tail_ms: 1_000, disruptions_max: 0 }, 3);
+        let crash = Action::Crash { node: 1 };
+        c.observe(&at(0, 4_000, None, EventKind::Fault { action: crash })).unwrap();
+        let cut = Action::PartitionOneWay { from: vec![2], to: vec![0] };
+        c.observe(&at(1, 4_001, None, EventKind::Fault { action: cut })).unwrap();
+        c.observe(&role(2, 4_002, 0, Role::Leader, 7, "won")).unwrap();
+        c.observe(&at(3, 5_000, None, EventKind::Heal { impaired: vec![] })).unwrap();
+        c.observe(&role(4, 5_030, 2, Role::Candidate, 8, "pre-vote-won")).unwrap();
+        c.observe(&role(5, 5_035, 0, Role::Follower, 8, "higher-term")).unwrap();
         assert_eq!(c.counters(), vec![("disruptions", 0)]);
     }
 
