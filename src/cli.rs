@@ -70,6 +70,8 @@ pub enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Is a recorded history linearizable? Exit 0 yes, 1 no, 3 unknown, 2 malformed.
+    Check(CheckArgs),
     /// Seeds/s and events/s per scenario, beside a bare madsim message loop.
     Bench {
         /// Seeds per scenario.
@@ -109,4 +111,26 @@ pub struct FuzzArgs {
     pub determinism: bool,
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// The history file.
+    pub history: PathBuf,
+    /// jepsen (single-register log), edn (kv maps) or json (a dst report or
+    /// JSON Lines of dst events); guessed from the first line if left out.
+    #[arg(long, value_enum)]
+    pub format: Option<HistoryFormat>,
+    /// Search steps allowed per key before the verdict is "unknown".
+    #[arg(long, default_value_t = sim::lin::DEFAULT_BUDGET_PER_KEY)]
+    pub budget: u64,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HistoryFormat {
+    Jepsen,
+    Edn,
+    Json,
 }

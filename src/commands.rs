@@ -46,24 +46,23 @@ pub fn list(json: bool) -> Exit {
         println!("{}", serde_json::to_string_pretty(&v).expect("json"));
         return Exit::Clean;
     }
+    let w = scenarios.iter().map(|s| s.name.len()).max().unwrap_or(0);
     println!("scenarios:");
     for s in &scenarios {
-        println!("  {:<22} {} nodes  {}", s.name, s.nodes, s.description);
+        println!("  {:<w$}  {} nodes  {}", s.name, s.nodes, s.description);
     }
+    let wb = catalogue::BUGS.iter().map(|b| b.id.len()).max().unwrap_or(0);
+    let wi = catalogue::BUGS.iter().map(|b| b.invariants.join("|").len()).max().unwrap_or(0);
+    let ws = catalogue::BUGS.iter().map(|b| b.scenario.len()).max().unwrap_or(0);
     println!("bugs:");
     for b in catalogue::BUGS {
-        println!(
-            "  {:<26} {:<8} caught by {:<21} in {:<19} {}",
-            b.id,
-            b.kind,
-            b.invariants.join("|"),
-            b.scenario,
-            b.summary
-        );
+        let inv = b.invariants.join("|");
+        println!("  {:<wb$}  {:<8} caught by {inv:<wi$}  in {:<ws$}  {}", b.id, b.kind, b.scenario, b.summary);
     }
+    let wv = sim::check::INVARIANTS.iter().map(|(id, _)| id.len()).max().unwrap_or(0);
     println!("invariants:");
     for (id, d) in sim::check::INVARIANTS {
-        println!("  {id:<22} {d}");
+        println!("  {id:<wv$}  {d}");
     }
     Exit::Clean
 }

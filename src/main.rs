@@ -1,6 +1,7 @@
 //! `dst`: run, fuzz, replay and measure deterministic simulations.
 
 mod bench;
+mod check_cmd;
 mod cli;
 mod commands;
 mod fuzz;
@@ -54,6 +55,7 @@ fn main() -> ExitCode {
             report_dir,
             json,
         } => mutants::main(max_seeds, &bugs, jobs, &report_dir, json),
+        cli::Cmd::Check(args) => return check_cmd::main(&args),
         cli::Cmd::Bench { seeds, scenario, json } => bench::main(seeds, scenario.as_deref(), json),
     };
     match exit {

@@ -2,6 +2,7 @@
 //! catalogued bug switches.
 
 pub mod raft;
+pub mod snapshot;
 
 pub mod catalogue;
 pub mod scenarios;

@@ -11,6 +11,36 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ),
     ("raft-snapshot", include_str!("../../scenarios/raft-snapshot.json")),
     ("raft-seven", include_str!("../../scenarios/raft-seven.json")),
+    ("raft-clock-skew", include_str!("../../scenarios/raft-clock-skew.json")),
+    (
+        "raft-skew-beyond-bound",
+        include_str!("../../scenarios/raft-skew-beyond-bound.json"),
+    ),
+    ("raft-membership", include_str!("../../scenarios/raft-membership.json")),
+    (
+        "snapshot-handover",
+        include_str!("../../scenarios/snapshot-handover.json"),
+    ),
+    (
+        "snapshot-replay-window",
+        include_str!("../../scenarios/snapshot-replay-window.json"),
+    ),
+    (
+        "snapshot-events-recovery",
+        include_str!("../../scenarios/snapshot-events-recovery.json"),
+    ),
+    (
+        "snapshot-ttl-limit",
+        include_str!("../../scenarios/snapshot-ttl-limit.json"),
+    ),
+    (
+        "snapshot-ttl-safe",
+        include_str!("../../scenarios/snapshot-ttl-safe.json"),
+    ),
+    (
+        "snapshot-guard-expired",
+        include_str!("../../scenarios/snapshot-guard-expired.json"),
+    ),
 ];
 
 pub fn all() -> Vec<Scenario> {

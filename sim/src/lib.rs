@@ -12,6 +12,7 @@ pub mod clock;
 pub mod disk;
 pub mod event;
 pub mod hash;
+pub mod lin;
 pub mod machine;
 pub mod nemesis;
 pub mod net;

@@ -112,6 +112,14 @@ impl<'a, M: Machine + ?Sized> Io<'a, M> {
     pub fn send(&mut self, to: NodeId, msg: M::Msg) {
         self.out.push(Output::Send { to, msg });
     }
+    /// The messages sent so far in this step, for a model that stamps
+    /// everything it sends on the way out (a clock, a signature) in one place.
+    pub fn sent_mut(&mut self) -> impl Iterator<Item = &mut M::Msg> + '_ {
+        self.out.iter_mut().filter_map(|o| match o {
+            Output::Send { msg, .. } => Some(msg),
+            _ => None,
+        })
+    }
     /// Fire `on_timer(id)` after `after_ns` of this node's monotonic clock.
     pub fn set_timer(&mut self, id: TimerId, after_ns: u64) {
         self.out.push(Output::SetTimer { id, after_ns });

@@ -104,11 +104,22 @@ pub struct FaultProfile {
     pub torn_write_probability: f64,
     pub fsync_ms_min: u64,
     pub fsync_ms_max: u64,
+    /// A clock offset or jump never leaves a node's wall clock further than
+    /// this from true time (drift aside), so a scenario can stay within the
+    /// skew bound its system assumes.
     pub skew_ms_max: u64,
     pub drift_ppm_max: i64,
+    /// With this probability one node's wall clock is set `clock_leap_ms`
+    /// ahead early in the run and left there (no later clock fault touches
+    /// that node): skew beyond MAX_CLOCK_SKEW when the leap exceeds it.
+    pub clock_leap_probability: f64,
+    pub clock_leap_ms: u64,
     /// In the liveness phase, leave the leader cut off (or deaf, if
     /// `inbound_only` is drawn) with this probability.
     pub impair_leader_probability: f64,
+    /// Nodes that crashes, power losses and pauses never hit: services a
+    /// model treats as durable and available (they can still be cut off).
+    pub spared: Vec<NodeId>,
 }
 
 impl Default for FaultProfile {
@@ -134,7 +145,10 @@ impl Default for FaultProfile {
             fsync_ms_max: 5,
             skew_ms_max: 100,
             drift_ppm_max: 200,
+            clock_leap_probability: 0.0,
+            clock_leap_ms: 0,
             impair_leader_probability: 0.3,
+            spared: Vec::new(),
         }
     }
 }
@@ -225,6 +239,20 @@ impl FaultProfile {
         let minority = (nodes - 1) / 2;
         let mut t = range(rng, 0, self.interval_ms_mean * 2) * MS;
         let all: Vec<NodeId> = (0..nodes).collect();
+        // Each node's wall-clock offset as planned so far, to bound jumps.
+        let mut offset_ns = vec![0i64; nodes];
+        let mut leaped = None;
+        if self.clock_leap_probability > 0.0 && chance(rng, self.clock_leap_probability) {
+            let node = *all.choose(rng).expect("nodes");
+            plan.push(PlanEntry {
+                at_ns: range(rng, 0, self.interval_ms_mean * 2) * MS,
+                action: Action::ClockOffset {
+                    node,
+                    ns: (self.clock_leap_ms * MS) as i64,
+                },
+            });
+            leaped = Some(node);
+        }
         while t < until_ns && !draw.kinds.is_empty() {
             let kind = draw.kinds.choose(rng).expect("non-empty").as_str();
             let dur = range(rng, self.fault_ms_max / 10, self.fault_ms_max) * MS;
@@ -302,7 +330,10 @@ impl FaultProfile {
                 }
                 "crash" => {
                     let node = *all.choose(rng).expect("nodes");
-                    if down.len() < minority.max(1) && !down.iter().any(|(n, _)| *n == node) {
+                    if down.len() < minority.max(1)
+                        && !down.iter().any(|(n, _)| *n == node)
+                        && !self.spared.contains(&node)
+                    {
                         plan.push(PlanEntry {
                             at_ns: t,
                             action: Action::Crash { node },
@@ -321,6 +352,9 @@ impl FaultProfile {
                     for node in victims {
                         let back =
                             (t + range(rng, 20, (self.fault_ms_max / 4).max(21)) * MS).min(until_ns.saturating_sub(MS));
+                        if self.spared.contains(&node) {
+                            continue;
+                        }
                         plan.push(PlanEntry {
                             at_ns: t,
                             action: Action::Crash { node },
@@ -335,10 +369,12 @@ impl FaultProfile {
                 "pause" => {
                     let node = *all.choose(rng).expect("nodes");
                     let ms = (end - t) / MS / 2 + 1;
-                    plan.push(PlanEntry {
-                        at_ns: t,
-                        action: Action::Pause { node, ms },
-                    });
+                    if !self.spared.contains(&node) {
+                        plan.push(PlanEntry {
+                            at_ns: t,
+                            action: Action::Pause { node, ms },
+                        });
+                    }
                 }
                 "clock" => {
                     let node = *all.choose(rng).expect("nodes");
@@ -357,7 +393,22 @@ impl FaultProfile {
                             ns: range(rng, 0, 2 * skew as u64) as i64 - skew,
                         },
                     };
-                    plan.push(PlanEntry { at_ns: t, action });
+                    let action = match action {
+                        Action::ClockOffset { node, ns } => {
+                            offset_ns[node] = ns;
+                            Action::ClockOffset { node, ns }
+                        }
+                        Action::ClockJump { node, ns } => {
+                            let to = (offset_ns[node] + ns).clamp(-skew, skew);
+                            let by = to - offset_ns[node];
+                            offset_ns[node] = to;
+                            Action::ClockJump { node, ns: by }
+                        }
+                        a => a,
+                    };
+                    if leaped != Some(node) {
+                        plan.push(PlanEntry { at_ns: t, action });
+                    }
                 }
                 _ => {}
             }
@@ -450,6 +501,90 @@ mod tests {
         }
         assert!(most >= 3);
         assert!(down.is_empty());
+    }
+
+    fn clock_only(skew_ms_max: u64) -> FaultProfile {
+        FaultProfile {
+            swarm: false,
+            partition: false,
+            partition_one_way: false,
+            link: false,
+            crash: false,
+            pause: false,
+            clock: true,
+            interval_ms_mean: 50,
+            skew_ms_max,
+            ..FaultProfile::default()
+        }
+    }
+
+    #[test]
+    fn offsets_and_jumps_keep_every_clock_within_skew_ms_max() {
+        let p = clock_only(300);
+        let bound = 300 * 1_000_000;
+        for seed in 0..20 {
+            let draw = p.draw(&mut stream(seed, Stream::Swarm));
+            let plan = p.plan(&draw, 3, 10_000_000_000, &mut stream(seed, Stream::Plan));
+            let mut offset = [0i64; 3];
+            let mut jumps = 0;
+            for e in &plan {
+                match e.action {
+                    Action::ClockOffset { node, ns } => offset[node] = ns,
+                    Action::ClockJump { node, ns } => {
+                        offset[node] += ns;
+                        jumps += 1;
+                    }
+                    _ => {}
+                }
+                assert!(offset.iter().all(|o| o.abs() <= bound), "seed {seed}: {offset:?}");
+            }
+            assert!(jumps > 0);
+        }
+    }
+
+    #[test]
+    fn a_leaped_clock_stays_ahead() {
+        let p = FaultProfile {
+            clock_leap_probability: 1.0,
+            clock_leap_ms: 9_000,
+            ..clock_only(300)
+        };
+        let draw = p.draw(&mut stream(4, Stream::Swarm));
+        let plan = p.plan(&draw, 3, 10_000_000_000, &mut stream(4, Stream::Plan));
+        let leap = plan
+            .iter()
+            .find_map(|e| match e.action {
+                Action::ClockOffset { node, ns } if ns == 9_000_000_000 => Some((e.at_ns, node)),
+                _ => None,
+            })
+            .expect("a leap");
+        assert!(leap.0 <= 100_000_000, "the leap comes early");
+        let touched = plan.iter().filter(|e| match e.action {
+            Action::ClockOffset { node, .. } | Action::ClockJump { node, .. } | Action::ClockDrift { node, .. } => {
+                node == leap.1
+            }
+            _ => false,
+        });
+        assert_eq!(touched.count(), 1, "no later clock fault undoes the leap");
+    }
+
+    #[test]
+    fn spared_nodes_are_never_crashed_or_paused() {
+        let p = FaultProfile {
+            swarm: false,
+            power_loss: true,
+            spared: vec![0, 1],
+            ..FaultProfile::default()
+        };
+        for seed in 0..30 {
+            let draw = p.draw(&mut stream(seed, Stream::Swarm));
+            let plan = p.plan(&draw, 5, 10_000_000_000, &mut stream(seed, Stream::Plan));
+            for e in &plan {
+                if let Action::Crash { node } | Action::Restart { node } | Action::Pause { node, .. } = e.action {
+                    assert!(node >= 2, "seed {seed}: {:?} hits a spared node", e.action);
+                }
+            }
+        }
     }
 
     #[test]

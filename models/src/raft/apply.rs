@@ -66,6 +66,7 @@ impl Raft {
             }
         }
         self.maybe_compact(io);
+        self.serve_ready_reads(io);
     }
 
     fn apply_compacted_range(&mut self, io: &mut RaftIo) {
@@ -88,7 +89,11 @@ impl Raft {
 
     fn apply_entry(&mut self, io: &mut RaftIo, e: Entry) {
         let result = e.op.as_ref().map(|op| self.sm.apply(op));
+        if let Some(g) = &e.lease {
+            self.apply_grant(io, g);
+        }
         self.applied = e.index;
+        self.note_applied(io);
         io.event(ModelEvent::Apply {
             index: e.index,
             term: e.term,

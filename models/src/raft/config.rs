@@ -24,6 +24,30 @@ pub struct RaftConfig {
     pub compact_every_entries: u64,
     /// How long committed entries wait in the apply queue before a batch runs.
     pub apply_batch_ms: u64,
+    /// How a linearizable read (`get`) is served.
+    pub read_mode: ReadMode,
+    /// A `follower-get` is served by any node whose state is known to hold
+    /// every write committed this long ago; others redirect to the leader.
+    pub follower_read_staleness_ms: u64,
+    /// The largest clock rate error the node allows for, in parts per
+    /// million: the lease and the follower staleness bound shrink by it.
+    pub clock_drift_ppm_max: u64,
+    /// How many descriptor leases the nodes contend for (0: none). Lease
+    /// times are on each node's wall clock.
+    pub leases: u32,
+    /// How long a lease grant lasts from the proposer's clock reading.
+    pub lease_ms: u64,
+    /// A holder that hears no leader for this long stops using its leases.
+    pub lease_self_fence_ms: u64,
+    /// Membership probe interval (0: no membership layer); a probe not
+    /// answered by the next one makes its peer suspect.
+    pub swim_probe_ms: u64,
+    /// How long a peer stays suspect before it is declared dead.
+    pub swim_suspect_ms: u64,
+    /// Set by the caller from the scenario's MAX_CLOCK_SKEW, never from
+    /// the model's own config.
+    #[serde(skip)]
+    pub max_clock_skew_ms: u64,
     /// Set by the caller from `--bug` ids, never from a scenario file.
     #[serde(skip)]
     pub bugs: RaftBugs,
@@ -39,6 +63,15 @@ impl Default for RaftConfig {
             max_entries_per_append: 64,
             compact_every_entries: 40,
             apply_batch_ms: 5,
+            read_mode: ReadMode::Log,
+            follower_read_staleness_ms: 250,
+            clock_drift_ppm_max: 1_000,
+            leases: 0,
+            lease_ms: 1_000,
+            lease_self_fence_ms: 600,
+            swim_probe_ms: 0,
+            swim_suspect_ms: 500,
+            max_clock_skew_ms: 5_000,
             bugs: RaftBugs::default(),
         }
     }
@@ -65,8 +98,30 @@ impl RaftConfig {
         if self.apply_batch_ms == 0 {
             return Err("raft: apply_batch_ms must be at least 1".into());
         }
+        if self.leases > 0 && self.lease_ms == 0 {
+            return Err("raft: lease_ms must be at least 1 when there are leases".into());
+        }
+        if self.swim_probe_ms > 0 && self.swim_suspect_ms == 0 {
+            return Err("raft: swim_suspect_ms must be at least 1 when membership runs".into());
+        }
+        if self.clock_drift_ppm_max >= 1_000_000 {
+            return Err("raft: clock_drift_ppm_max must be below 1000000".into());
+        }
         Ok(())
     }
+}
+
+/// The path of a linearizable read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReadMode {
+    /// Through the log: the read is an entry, linearized by its index.
+    #[default]
+    Log,
+    /// ReadIndex: the commit index, confirmed by a quorum heartbeat round.
+    ReadIndex,
+    /// From the leader's state while its lease holds, else as ReadIndex.
+    Lease,
 }
 
 /// One switch per catalogued bug; all off is the correct model.
@@ -79,6 +134,15 @@ pub struct RaftBugs {
     pub skip_compacted_range: bool,
     pub no_check_quorum: bool,
     pub no_prevote: bool,
+    pub read_without_quorum: bool,
+    pub read_index_no_term_floor: bool,
+    pub lease_anchor_on_receive: bool,
+    pub lease_no_drift_margin: bool,
+    pub lease_no_vote_refusal: bool,
+    pub staleness_by_apply_time: bool,
+    pub hlc_unchecked_update: bool,
+    pub lease_expiry_no_skew_margin: bool,
+    pub swim_incarnation_reset: bool,
 }
 
 /// Bug id and the invariant that must catch it (BUGS.md, "Raft cluster").
@@ -90,6 +154,15 @@ pub const RAFT_BUGS: &[(&str, &str)] = &[
     ("skip-compacted-range", "state-machine-safety"),
     ("no-check-quorum", "liveness"),
     ("no-prevote", "liveness"),
+    ("read-without-quorum", "linearizable"),
+    ("read-index-no-term-floor", "linearizable"),
+    ("lease-anchor-on-receive", "linearizable"),
+    ("lease-no-drift-margin", "linearizable"),
+    ("lease-no-vote-refusal", "linearizable"),
+    ("staleness-by-apply-time", "bounded-staleness"),
+    ("hlc-unchecked-update", "hlc-bounded"),
+    ("lease-expiry-no-skew-margin", "lease-exclusive"),
+    ("swim-incarnation-reset", "liveness"),
 ];
 
 impl RaftBugs {
@@ -104,6 +177,15 @@ impl RaftBugs {
                 "skip-compacted-range" => &mut b.skip_compacted_range,
                 "no-check-quorum" => &mut b.no_check_quorum,
                 "no-prevote" => &mut b.no_prevote,
+                "read-without-quorum" => &mut b.read_without_quorum,
+                "read-index-no-term-floor" => &mut b.read_index_no_term_floor,
+                "lease-anchor-on-receive" => &mut b.lease_anchor_on_receive,
+                "lease-no-drift-margin" => &mut b.lease_no_drift_margin,
+                "lease-no-vote-refusal" => &mut b.lease_no_vote_refusal,
+                "staleness-by-apply-time" => &mut b.staleness_by_apply_time,
+                "hlc-unchecked-update" => &mut b.hlc_unchecked_update,
+                "lease-expiry-no-skew-margin" => &mut b.lease_expiry_no_skew_margin,
+                "swim-incarnation-reset" => &mut b.swim_incarnation_reset,
                 other => return Err(format!("unknown raft bug id: {other}")),
             };
             *switch = true;
@@ -125,12 +207,12 @@ mod tests {
             assert!(!seen.contains(&b), "{id} shares a switch");
             seen.push(b);
         }
-        assert_eq!(seen.len(), 7);
+        assert_eq!(seen.len(), RAFT_BUGS.len());
     }
 
     #[test]
     fn unknown_id_is_an_error() {
-        assert!(RaftBugs::from_ids(&["read-without-quorum".into()]).is_err());
+        assert!(RaftBugs::from_ids(&["read-without-quorom".into()]).is_err());
     }
 
     #[test]
@@ -141,5 +223,13 @@ mod tests {
         assert!(c.validate().is_ok());
         assert!(serde_json::from_str::<RaftConfig>(r#"{"bugs": {}}"#).is_err());
         assert!(serde_json::from_str::<RaftConfig>(r#"{"heartbeat": 1}"#).is_err());
+    }
+
+    #[test]
+    fn read_mode_parses_by_name() {
+        let c: RaftConfig = serde_json::from_str(r#"{"read_mode": "read-index"}"#).unwrap();
+        assert_eq!(c.read_mode, ReadMode::ReadIndex);
+        assert_eq!(RaftConfig::default().read_mode, ReadMode::Log);
+        assert!(serde_json::from_str::<RaftConfig>(r#"{"read_mode": "quorum"}"#).is_err());
     }
 }

@@ -51,6 +51,7 @@ impl Raft {
                 vote: self.vote,
             });
         }
+        recs.extend(self.incarnation_record());
         recs.push(self.snapshot.to_rec());
         if !self.log.is_empty() {
             recs.push(RaftRec::Entries(self.log.all_entries().to_vec()));

@@ -148,6 +148,7 @@ impl Raft {
         let now = io.now_mono_ns();
         // The first append carries the no-op, so start right after our log.
         let next = self.log.last_index() + 1;
+        self.read_begin_term(next);
         self.progress = self
             .peers()
             .map(|p| {

@@ -4,6 +4,7 @@
 //! term is kept so that an append whose `prev_index` is exactly the snapshot
 //! point can still be checked.
 
+use super::lease::LeaseGrant;
 use serde::{Deserialize, Serialize};
 use sim::workload::KvOp;
 
@@ -15,6 +16,9 @@ pub struct Entry {
     pub op: Option<KvOp>,
     /// The client request this entry answers, on the leader that took it.
     pub req_id: Option<u64>,
+    /// A descriptor lease grant (with `op` empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease: Option<LeaseGrant>,
 }
 
 impl Entry {
@@ -25,6 +29,7 @@ impl Entry {
             term,
             op: None,
             req_id: None,
+            lease: None,
         }
     }
 }

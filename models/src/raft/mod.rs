@@ -1,6 +1,8 @@
 //! A Raft cluster: durable HardState, pre-vote, check-quorum, log compaction
 //! and InstallSnapshot over a key-value state machine, with the bug switches
-//! catalogued in BUGS.md ("Raft cluster").
+//! catalogued in BUGS.md ("Raft cluster"). Beside the protocol: a hybrid
+//! logical clock stamped on every message ([`hlc`]), descriptor leases
+//! granted through the log ([`lease`]) and SWIM-style membership ([`swim`]).
 //!
 //! The node is sans-IO: [`Raft`] implements [`Machine`], and every output
 //! goes through [`Io`]. The calling rule it relies on: a message handed to
@@ -12,14 +14,18 @@ mod apply;
 mod config;
 mod durability;
 mod election;
+pub mod hlc;
+pub mod lease;
 pub mod log;
 pub mod msg;
+mod read;
 mod replication;
 mod snapshot;
 pub mod state_machine;
 pub mod storage;
+pub mod swim;
 
-pub use config::{RaftBugs, RaftConfig, RAFT_BUGS};
+pub use config::{RaftBugs, RaftConfig, ReadMode, RAFT_BUGS};
 pub use log::Entry;
 pub use msg::RaftMsg;
 pub use storage::{RaftRec, Snapshot};
@@ -104,6 +110,14 @@ pub struct Raft {
     /// Every entry up to here is on disk as it is in memory.
     durable_index: u64,
     unsynced_hard_state: Vec<(SyncTicket, u64, Option<NodeId>)>,
+
+    /// ReadIndex, lease and follower-read state.
+    read: read::Reads,
+
+    /// The hybrid logical clock, descriptor leases and membership.
+    hlc: hlc::HlcState,
+    leases: lease::Leases,
+    swim: swim::Swim,
 }
 
 impl Raft {
@@ -135,6 +149,10 @@ impl Raft {
             unsynced_log: Vec::new(),
             durable_index: 0,
             unsynced_hard_state: Vec::new(),
+            read: read::Reads::default(),
+            hlc: hlc::HlcState::default(),
+            leases: lease::Leases::default(),
+            swim: swim::Swim::default(),
         }
     }
 
@@ -217,6 +235,7 @@ impl Raft {
             for (_, (req_id, _)) in std::mem::take(&mut self.pending_clients) {
                 io.reply(req_id, ClientReply::Unknown);
             }
+            self.drop_reads(io);
         }
         self.set_role(io, Role::Follower, cause, from);
         self.reset_election_timer(io);
@@ -238,6 +257,7 @@ impl Machine for Raft {
         self.queue = ApplyQueue::starting_at(self.snapshot.index);
         self.sm = KvStore::from_data(self.snapshot.data.clone());
         self.durable_index = self.log.last_index();
+        self.read_boot(io, r.term > 0);
         io.event(ModelEvent::SmReset {
             applied: self.applied,
             digest: self.sm.digest(),
@@ -248,10 +268,48 @@ impl Machine for Raft {
             io.reached("restart-with-log");
         }
         self.reset_election_timer(io);
+        self.lease_boot(io);
+        self.swim_boot(io, r.incarnation);
+        self.stamp_sent(io);
     }
 
     fn on_message(&mut self, from: NodeId, msg: RaftMsg, io: &mut Io<Self>) {
         if from == self.id || from >= self.cfg.nodes {
+            return;
+        }
+        self.step_message(from, msg, io);
+        self.stamp_sent(io);
+    }
+
+    fn on_timer(&mut self, timer: TimerId, io: &mut Io<Self>) {
+        self.step_timer(timer, io);
+        self.stamp_sent(io);
+    }
+
+    fn on_client(&mut self, req: ClientReq, io: &mut Io<Self>) {
+        self.step_client(req, io);
+        self.stamp_sent(io);
+    }
+
+    fn on_fsynced(&mut self, ticket: SyncTicket, io: &mut Io<Self>) {
+        self.fsynced(io, ticket);
+        self.swim_synced(ticket);
+        self.stamp_sent(io);
+    }
+}
+
+/// The inputs as the protocol sees them: the HLC stamp is merged and
+/// removed on the way in and added on the way out by the [`Machine`] impl.
+impl Raft {
+    fn step_message(&mut self, from: NodeId, msg: RaftMsg, io: &mut RaftIo) {
+        let msg = match msg {
+            RaftMsg::Stamped { hlc, msg } => {
+                self.merge_clock(io, from, hlc);
+                *msg
+            }
+            msg => msg,
+        };
+        if matches!(msg, RaftMsg::Vote { .. }) && self.refuses_vote(io) {
             return;
         }
         if msg.carries_real_term() && msg.term() > self.term {
@@ -264,6 +322,13 @@ impl Machine for Raft {
             if deposed {
                 io.reached("leader-deposed");
             }
+        }
+        match &msg {
+            RaftMsg::Append { vouch: Some(v), .. } => self.note_vouch(*v),
+            RaftMsg::AppendResp {
+                term, round, stamp_ns, ..
+            } => self.note_round_answer(io, from, *term, *round, *stamp_ns),
+            _ => {}
         }
         match msg {
             RaftMsg::PreVote {
@@ -284,8 +349,12 @@ impl Machine for Raft {
                 prev_term,
                 entries,
                 commit,
-            } => self.on_append(io, from, term, prev_index, prev_term, entries, commit),
-            RaftMsg::AppendResp { term, success, index } => self.on_append_resp(io, from, term, success, index),
+                round,
+                ..
+            } => self.on_append(io, from, term, prev_index, prev_term, entries, commit, round),
+            RaftMsg::AppendResp {
+                term, success, index, ..
+            } => self.on_append_resp(io, from, term, success, index),
             RaftMsg::Snapshot {
                 term,
                 index,
@@ -304,10 +373,14 @@ impl Machine for Raft {
                 },
             ),
             RaftMsg::SnapshotResp { term, index } => self.on_snapshot_resp(io, from, term, index),
+            RaftMsg::LeaseRequest { grant } => self.on_lease_request(io, from, grant),
+            RaftMsg::Swim { msg } => self.on_swim(io, from, msg),
+            // Stamped once on the way out, unwrapped once on the way in.
+            RaftMsg::Stamped { .. } => {}
         }
     }
 
-    fn on_timer(&mut self, timer: TimerId, io: &mut Io<Self>) {
+    fn step_timer(&mut self, timer: TimerId, io: &mut RaftIo) {
         match timer {
             ELECTION => self.on_election_timeout(io),
             HEARTBEAT if self.role == Role::Leader => {
@@ -320,15 +393,15 @@ impl Machine for Raft {
                 self.drain_apply(io);
             }
             CHECK_QUORUM => self.check_quorum(io),
+            lease::LEASE_TICK => self.on_lease_tick(io),
+            swim::SWIM_PROBE => self.on_swim_probe(io),
             _ => {}
         }
     }
 
-    fn on_client(&mut self, req: ClientReq, io: &mut Io<Self>) {
-        self.propose(io, req);
-    }
-
-    fn on_fsynced(&mut self, ticket: SyncTicket, io: &mut Io<Self>) {
-        self.fsynced(io, ticket);
+    fn step_client(&mut self, req: ClientReq, io: &mut RaftIo) {
+        if let Some(req) = self.on_read(io, req) {
+            self.propose(io, req);
+        }
     }
 }

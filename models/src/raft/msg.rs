@@ -1,7 +1,10 @@
 //! Messages between Raft nodes.
 
+use super::hlc::Timestamp;
+use super::lease::LeaseGrant;
 use super::log::Entry;
 use super::state_machine::KvData;
+use super::swim::SwimMsg;
 use serde::Serialize;
 use sim::machine::MsgInfo;
 
@@ -39,6 +42,11 @@ pub enum RaftMsg {
         prev_term: u64,
         entries: Vec<Entry>,
         commit: u64,
+        /// The leader's heartbeat round this append belongs to; the answer
+        /// echoes it (ReadIndex and the lease count rounds, not answers).
+        round: u64,
+        /// What the leader can promise about the follower's freshness.
+        vouch: Option<Vouch>,
     },
     /// On success `index` is the last index known to match the leader's log
     /// (and durable); on failure it is a hint: the follower's log cannot
@@ -47,6 +55,11 @@ pub enum RaftMsg {
         term: u64,
         success: bool,
         index: u64,
+        /// The `round` of the append this answers.
+        round: u64,
+        /// The follower's monotonic clock when it answered, echoed back in a
+        /// later [`Vouch`].
+        stamp_ns: u64,
     },
     Snapshot {
         term: u64,
@@ -60,6 +73,31 @@ pub enum RaftMsg {
         term: u64,
         index: u64,
     },
+    /// Any message as it travels: stamped with the sender's HLC. Every
+    /// message leaves wrapped this way and is unwrapped on arrival.
+    Stamped {
+        hlc: Timestamp,
+        msg: Box<RaftMsg>,
+    },
+    /// A node asks the leader it follows to put a descriptor lease grant
+    /// into the log; it learns the outcome by applying the log.
+    LeaseRequest {
+        grant: LeaseGrant,
+    },
+    /// Membership gossip beside Raft.
+    Swim {
+        msg: SwimMsg,
+    },
+}
+
+/// A leader's promise to a follower: every write any leader had committed
+/// by the time the follower's clock read `stamp_ns` is at or below `commit`.
+/// The leader had that stamp in hand when it sent a heartbeat round that a
+/// quorum then acknowledged, so no newer leader existed by then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Vouch {
+    pub commit: u64,
+    pub stamp_ns: u64,
 }
 
 impl RaftMsg {
@@ -73,15 +111,28 @@ impl RaftMsg {
             | RaftMsg::AppendResp { term, .. }
             | RaftMsg::Snapshot { term, .. }
             | RaftMsg::SnapshotResp { term, .. } => *term,
+            RaftMsg::Stamped { msg, .. } => msg.term(),
+            RaftMsg::LeaseRequest { .. } | RaftMsg::Swim { .. } => 0,
         }
     }
     /// Whether `term` is the sender's real term. A pre-vote and a pre-vote
     /// grant carry a hypothetical one, which must not move anyone's term.
     pub fn carries_real_term(&self) -> bool {
-        !matches!(
-            self,
-            RaftMsg::PreVote { .. } | RaftMsg::PreVoteResp { granted: true, .. }
-        )
+        match self {
+            RaftMsg::Stamped { msg, .. } => msg.carries_real_term(),
+            RaftMsg::LeaseRequest { .. } | RaftMsg::Swim { .. } => false,
+            _ => !matches!(
+                self,
+                RaftMsg::PreVote { .. } | RaftMsg::PreVoteResp { granted: true, .. }
+            ),
+        }
+    }
+    /// Stands in for a message being moved into a [`RaftMsg::Stamped`].
+    pub(super) fn placeholder() -> RaftMsg {
+        RaftMsg::VoteResp {
+            term: 0,
+            granted: false,
+        }
     }
 }
 
@@ -96,6 +147,9 @@ impl MsgInfo for RaftMsg {
             RaftMsg::AppendResp { .. } => "append-resp",
             RaftMsg::Snapshot { .. } => "snapshot",
             RaftMsg::SnapshotResp { .. } => "snapshot-resp",
+            RaftMsg::Stamped { msg, .. } => msg.kind(),
+            RaftMsg::LeaseRequest { .. } => "lease-request",
+            RaftMsg::Swim { msg } => msg.kind(),
         }
     }
 }

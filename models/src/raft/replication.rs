@@ -18,6 +18,7 @@ impl Raft {
             term: self.term,
             op: Some(req.op),
             req_id: Some(req.req_id),
+            lease: None,
         };
         self.append_local(io, entry);
         self.pending_clients.insert(index, (req.req_id, self.term));
@@ -33,6 +34,7 @@ impl Raft {
     }
 
     pub(super) fn broadcast_append(&mut self, io: &mut RaftIo) {
+        self.open_round(io);
         for p in self.peers().collect::<Vec<_>>() {
             self.send_append(io, p);
         }
@@ -59,6 +61,10 @@ impl Raft {
             return;
         };
         let entries = self.log.entries_from(next, self.cfg.max_entries_per_append);
+        let (round, vouch) = self.round_fields(to);
+        let Some(p) = self.progress.get_mut(&to) else {
+            return;
+        };
         // Optimistic: the next append continues where this one ends; a
         // rejection moves `next` back.
         p.next = next + entries.len() as u64;
@@ -68,6 +74,8 @@ impl Raft {
             prev_term,
             entries,
             commit: self.commit,
+            round,
+            vouch,
         };
         io.send(to, msg);
     }
@@ -94,16 +102,11 @@ impl Raft {
         prev_term: u64,
         entries: Vec<Entry>,
         leader_commit: u64,
+        round: u64,
     ) {
         if term < self.term {
-            io.send(
-                from,
-                RaftMsg::AppendResp {
-                    term: self.term,
-                    success: false,
-                    index: 0,
-                },
-            );
+            let resp = self.append_resp(io, false, 0, round);
+            io.send(from, resp);
             return;
         }
         // Two leaders in one term only arise from a bug elsewhere; feeding
@@ -130,14 +133,8 @@ impl Raft {
                     None => self.log.last_index(),
                     Some(t) => self.conflict_hint(prev_index, t),
                 };
-                io.send(
-                    from,
-                    RaftMsg::AppendResp {
-                        term: self.term,
-                        success: false,
-                        index: hint,
-                    },
-                );
+                let resp = self.append_resp(io, false, hint, round);
+                io.send(from, resp);
                 return;
             }
         }
@@ -176,15 +173,19 @@ impl Raft {
         if commit > self.commit {
             self.advance_commit(io, commit);
         }
-        self.ack(
-            io,
-            from,
-            RaftMsg::AppendResp {
-                term: self.term,
-                success: true,
-                index: matched,
-            },
-        );
+        let resp = self.append_resp(io, true, matched, round);
+        self.ack(io, from, resp);
+    }
+
+    /// An answer to an append of `round`, stamped with this node's clock.
+    fn append_resp(&self, io: &RaftIo, success: bool, index: u64, round: u64) -> RaftMsg {
+        RaftMsg::AppendResp {
+            term: self.term,
+            success,
+            index,
+            round,
+            stamp_ns: io.now_mono_ns(),
+        }
     }
 
     /// Where a follower whose entry at `index` has the wrong term `t` can

@@ -25,6 +25,8 @@ pub enum RaftRec {
         data: KvData,
         digest: u64,
     },
+    /// The node's membership incarnation; the highest on disk counts.
+    Incarnation(u64),
 }
 
 /// A state-machine image at `index`, the term of the entry at `index`.
@@ -68,6 +70,8 @@ pub struct Recovered {
     pub snapshot: Snapshot,
     /// Whether any log entry or snapshot was found.
     pub had_entries: bool,
+    /// The highest membership incarnation written, if any.
+    pub incarnation: Option<u64>,
 }
 
 pub fn replay(recs: &[RaftRec]) -> Recovered {
@@ -77,6 +81,7 @@ pub fn replay(recs: &[RaftRec]) -> Recovered {
         log: Log::default(),
         snapshot: Snapshot::empty(),
         had_entries: false,
+        incarnation: None,
     };
     for rec in recs {
         match rec {
@@ -99,6 +104,7 @@ pub fn replay(recs: &[RaftRec]) -> Recovered {
                 }
             }
             RaftRec::TruncateFrom(i) => r.log.truncate(*i),
+            RaftRec::Incarnation(n) => r.incarnation = Some(r.incarnation.map_or(*n, |m| m.max(*n))),
             RaftRec::Snapshot {
                 index,
                 term,
@@ -158,6 +164,18 @@ mod tests {
             RaftRec::HardState { term: 3, vote: Some(0) },
         ]);
         assert_eq!((r.term, r.vote), (3, Some(0)));
+    }
+
+    #[test]
+    fn the_highest_incarnation_on_disk_counts() {
+        assert_eq!(replay(&[]).incarnation, None);
+        let r = replay(&[
+            RaftRec::Incarnation(1),
+            RaftRec::HardState { term: 1, vote: None },
+            RaftRec::Incarnation(3),
+            RaftRec::Incarnation(0),
+        ]);
+        assert_eq!(r.incarnation, Some(3));
     }
 
     #[test]

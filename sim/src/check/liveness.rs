@@ -1,5 +1,5 @@
 use super::{Invariant, Violation};
-use crate::event::{Event, EventKind, ModelEvent, Role};
+use crate::event::{Event, EventKind, MemberState, ModelEvent, Role};
 use crate::nemesis::{Action, Target};
 use crate::net::Network;
 use serde::{Deserialize, Serialize};
@@ -27,6 +27,8 @@ impl Default for LivenessParams {
 
 /// After the heal point, the healed quorum converges: it has a leader, every
 /// client op in the closing tail succeeds, and no healthy leader is deposed.
+/// Where the model reports membership views ([`ModelEvent::Member`]), every
+/// healed, running node also counts every other one as alive by the end.
 ///
 /// A disruption: a healthy leader deposed by a term that some candidate
 /// began after that leader was elected. A leader is healthy when, from its
@@ -47,12 +49,16 @@ pub struct Liveness {
     elected_at: BTreeMap<usize, u64>,
     /// node -> the last time it lacked a healthy quorum
     lost_quorum_at: BTreeMap<usize, u64>,
-    /// term -> when the first candidate of that term appeared
+    /// term -> when the first candidate of that term appeared, or the
+    /// first pre-vote round probing it began
     term_began: BTreeMap<u64, u64>,
     disruptions: Vec<u64>,
     /// Completions after the heal: (time, client, ok?, event index).
     done: Vec<(u64, u32, bool, u64)>,
     clients: BTreeSet<u32>,
+    /// (observer, peer) -> the observer's view of the peer when not alive,
+    /// and the event that reported it. A fresh node sees every peer alive.
+    not_alive: BTreeMap<(usize, usize), (MemberState, u64)>,
 }
 
 impl Liveness {
@@ -72,6 +78,7 @@ impl Liveness {
             disruptions: Vec::new(),
             done: Vec::new(),
             clients: BTreeSet::new(),
+            not_alive: BTreeMap::new(),
         }
     }
 }
@@ -156,11 +163,25 @@ impl Invariant for Liveness {
             (EventKind::Fault { action }, _) => self.apply_fault(action, e.t_ns),
             (EventKind::Boot { .. }, Some(n)) => {
                 self.up.insert(n, true);
+                self.not_alive.retain(|(o, _), _| *o != n);
+            }
+            (EventKind::Model(ModelEvent::Member { peer, state, .. }), Some(n)) => {
+                if *state == MemberState::Alive {
+                    self.not_alive.remove(&(n, *peer));
+                } else {
+                    self.not_alive.insert((n, *peer), (*state, e.i));
+                }
             }
             (EventKind::Model(ModelEvent::Role { term, role, cause, .. }), Some(n)) => {
                 let was = self.role.insert(n, (*role, *term));
                 if matches!(role, Role::Candidate | Role::Leader) {
                     self.term_began.entry(*term).or_insert(e.t_ns);
+                }
+                // A pre-candidate of term t probes t + 1: a pre-vote round in
+                // flight when a leader is elected races the election, like a
+                // candidacy begun before it.
+                if *role == Role::PreCandidate {
+                    self.term_began.entry(*term + 1).or_insert(e.t_ns);
                 }
                 if *role == Role::Leader {
                     self.elected_at.insert(n, e.t_ns);
@@ -247,6 +268,17 @@ impl Invariant for Liveness {
                     vec![heal_i],
                 ));
             }
+        }
+        let healed = |n: &usize| !self.impaired.contains(n) && self.up.get(n).copied().unwrap_or(true);
+        if let Some(((o, p), (state, i))) = self.not_alive.iter().find(|((o, p), _)| healed(o) && healed(p)) {
+            return Err(Violation::new(
+                self.id(),
+                format!(
+                    "node {o} still holds node {p} {} at the end of the liveness phase, though both are healed and running",
+                    format!("{state:?}").to_lowercase()
+                ),
+                vec![heal_i, *i],
+            ));
         }
         Ok(())
     }
@@ -378,14 +410,27 @@ mod tests {
 
     #[test]
     fn a_leader_elected_after_losing_its_quorum_is_not_healthy() {
-        let mut c = Liveness::new(LivenessParams { tail_ms: 1_000, disruptions_max: 0 }, 3);
+        let mut c = Liveness::new(
+            LivenessParams {
+                tail_ms: 1_000,
+                disruptions_max: 0,
+            },
+            3,
+        );
         let crash = Action::Crash { node: 1 };
-        c.observe(&at(0, 4_000, None, EventKind::Fault { action: crash })).unwrap();
-        let cut = Action::PartitionOneWay { from: vec![2], to: vec![0] };
-        c.observe(&at(1, 4_001, None, EventKind::Fault { action: cut })).unwrap();
+        c.observe(&at(0, 4_000, None, EventKind::Fault { action: crash }))
+            .unwrap();
+        let cut = Action::PartitionOneWay {
+            from: vec![2],
+            to: vec![0],
+        };
+        c.observe(&at(1, 4_001, None, EventKind::Fault { action: cut }))
+            .unwrap();
         c.observe(&role(2, 4_002, 0, Role::Leader, 7, "won")).unwrap();
-        c.observe(&at(3, 5_000, None, EventKind::Heal { impaired: vec![] })).unwrap();
-        c.observe(&role(4, 5_030, 2, Role::Candidate, 8, "pre-vote-won")).unwrap();
+        c.observe(&at(3, 5_000, None, EventKind::Heal { impaired: vec![] }))
+            .unwrap();
+        c.observe(&role(4, 5_030, 2, Role::Candidate, 8, "pre-vote-won"))
+            .unwrap();
         c.observe(&role(5, 5_035, 0, Role::Follower, 8, "higher-term")).unwrap();
         assert_eq!(c.counters(), vec![("disruptions", 0)]);
     }
@@ -397,6 +442,79 @@ mod tests {
             .unwrap();
         c.observe(&role(3, 5_110, 0, Role::Leader, 1, "won")).unwrap();
         c.observe(&role(4, 5_120, 0, Role::Follower, 2, "higher-term")).unwrap();
+        assert_eq!(c.counters(), vec![("disruptions", 0)]);
+    }
+
+    fn member(i: u64, ms: u64, node: usize, peer: usize, state: MemberState) -> Event {
+        at(
+            i,
+            ms,
+            Some(node),
+            EventKind::Model(ModelEvent::Member {
+                peer,
+                state,
+                incarnation: 1,
+            }),
+        )
+    }
+
+    /// A healed cluster whose clients are all answered, so that only the
+    /// membership clause can fail.
+    fn membership_run(events: &[Event]) -> Result<(), Violation> {
+        let mut c = healed();
+        for e in events {
+            c.observe(e).unwrap();
+        }
+        c.finish(10_000_000_000)
+    }
+
+    #[test]
+    fn a_member_still_dead_in_a_healed_view_fails() {
+        let v = membership_run(&[member(2, 4_000, 1, 2, MemberState::Dead)]).unwrap_err();
+        assert!(v.message.contains("node 1 still holds node 2 dead"), "{}", v.message);
+        assert_eq!(v.evidence, vec![1, 2]);
+    }
+
+    #[test]
+    fn a_member_that_rejoined_passes() {
+        membership_run(&[
+            member(2, 4_000, 1, 2, MemberState::Suspect),
+            member(3, 4_500, 1, 2, MemberState::Dead),
+            member(4, 6_000, 1, 2, MemberState::Alive),
+        ])
+        .unwrap();
+    }
+
+    #[test]
+    fn views_of_impaired_or_restarted_nodes_do_not_count() {
+        let mut c = Liveness::new(
+            LivenessParams {
+                tail_ms: 1_000,
+                disruptions_max: 0,
+            },
+            3,
+        );
+        c.observe(&role(0, 0, 0, Role::Leader, 1, "won")).unwrap();
+        c.observe(&member(1, 100, 0, 2, MemberState::Dead)).unwrap();
+        c.observe(&member(2, 100, 1, 0, MemberState::Dead)).unwrap();
+        c.observe(&at(3, 5_000, None, EventKind::Heal { impaired: vec![2] }))
+            .unwrap();
+        // Node 1 restarts: its fresh view holds everyone alive.
+        c.observe(&at(4, 5_001, Some(1), EventKind::Boot { restart: true }))
+            .unwrap();
+        c.finish(10_000_000_000).unwrap();
+    }
+
+    #[test]
+    fn losing_a_race_to_an_older_pre_vote_round_is_no_disruption() {
+        let mut c = healed();
+        // Node 1 probes term 2 before node 0 wins term 1 again, and its
+        // round completes just after.
+        c.observe(&role(2, 5_100, 1, Role::PreCandidate, 1, "timeout")).unwrap();
+        c.observe(&role(3, 5_110, 0, Role::Leader, 1, "won")).unwrap();
+        c.observe(&role(4, 5_115, 1, Role::Candidate, 2, "pre-vote-won"))
+            .unwrap();
+        c.observe(&role(5, 5_120, 0, Role::Follower, 2, "higher-term")).unwrap();
         assert_eq!(c.counters(), vec![("disruptions", 0)]);
     }
 

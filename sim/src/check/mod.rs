@@ -2,14 +2,32 @@
 //! event in order, so the same code runs online (stopping a run at the first
 //! violation) and offline over a saved report.
 
+mod bounded_staleness;
+mod hlc_bounded;
+mod lease_exclusive;
+mod linearizable;
 mod liveness;
 mod no_double_apply;
 mod no_dual_leaders;
+mod no_lost_write;
+mod no_tombstone_revival;
+mod offset_monotonic;
+mod snapshot_liveness;
+mod snapshot_matches_journal;
 mod state_machine_safety;
 
+pub use bounded_staleness::BoundedStaleness;
+pub use hlc_bounded::HlcBounded;
+pub use lease_exclusive::LeaseExclusive;
+pub use linearizable::Linearizable;
 pub use liveness::{Liveness, LivenessParams};
 pub use no_double_apply::NoDoubleApply;
 pub use no_dual_leaders::NoDualLeaders;
+pub use no_lost_write::NoLostWrite;
+pub use no_tombstone_revival::NoTombstoneRevival;
+pub use offset_monotonic::OffsetMonotonic;
+pub use snapshot_liveness::SnapshotLiveness;
+pub use snapshot_matches_journal::SnapshotMatchesJournal;
 pub use state_machine_safety::StateMachineSafety;
 
 use crate::event::Event;
@@ -77,8 +95,39 @@ pub const INVARIANTS: &[(&str, &str)] = &[
         "each state-machine instance applies index i exactly once, in order",
     ),
     (
+        "linearizable",
+        "the client history of the KV store is linearizable (stale reads fail this)",
+    ),
+    (
         "liveness",
-        "after the heal point the quorum has a leader and answers every client op within the deadline",
+        "after the heal point the quorum has a leader and answers every client op within the deadline; \
+         every healed node sees every other alive where membership is reported",
+    ),
+    (
+        "bounded-staleness",
+        "a follower read declared fresh within d reflects every write committed d before it",
+    ),
+    (
+        "lease-exclusive",
+        "no two nodes hold the same descriptor lease at the same true time",
+    ),
+    (
+        "hlc-bounded",
+        "no node's HLC runs ahead of true time by more than the skew injected into it plus MAX_CLOCK_SKEW",
+    ),
+    (
+        "no-tombstone-revival",
+        "a key deleted at offset X never reads back live with a value from offset <= X",
+    ),
+    ("offset-monotonic", "a key's stored offset never decreases"),
+    ("no-lost-write", "a value marked persisted was written to the store"),
+    (
+        "snapshot-matches-journal",
+        "a live stored value equals the fold of the key's journal records up to its stored offset",
+    ),
+    (
+        "snapshot-liveness",
+        "after the heal, every key's stored offset reaches its last journal offset within the deadline",
     ),
 ];
 
@@ -95,6 +144,15 @@ pub fn build(id: &str, scenario: &Scenario) -> Result<Box<dyn Invariant>, String
         "state-machine-safety" => Box::new(StateMachineSafety::default()),
         "no-double-apply" => Box::new(NoDoubleApply::default()),
         "liveness" => Box::new(Liveness::new(liveness.clone(), nodes)),
+        "linearizable" => Box::new(Linearizable::default()),
+        "bounded-staleness" => Box::new(BoundedStaleness::default()),
+        "lease-exclusive" => Box::new(LeaseExclusive::default()),
+        "hlc-bounded" => Box::new(HlcBounded::new(scenario.max_clock_skew_ms)),
+        "no-tombstone-revival" => Box::new(NoTombstoneRevival::default()),
+        "offset-monotonic" => Box::new(OffsetMonotonic::default()),
+        "no-lost-write" => Box::new(NoLostWrite::default()),
+        "snapshot-matches-journal" => Box::new(SnapshotMatchesJournal::default()),
+        "snapshot-liveness" => Box::new(SnapshotLiveness::default()),
         _ => {
             let known: Vec<&str> = INVARIANTS.iter().map(|(i, _)| *i).collect();
             return Err(format!("unknown invariant '{id}' (known: {})", known.join(", ")));

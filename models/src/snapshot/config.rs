@@ -1,0 +1,219 @@
+//! Knobs of the snapshot-store model and its catalogued bug switches.
+
+use serde::Deserialize;
+
+/// Times are on the acting node's own monotonic clock, except TTLs, which
+/// run on the store's wall clock (skew and jumps included).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SnapConfig {
+    /// Cluster size: node 0 is the store, node 1 the journal and its
+    /// coordinator, nodes 2.. the partition owners.
+    #[serde(skip)]
+    pub nodes: usize,
+    /// Journal partitions; key k lives in partition `k % partitions`.
+    pub partitions: u32,
+    /// How many keys each partition keeps in play at once.
+    pub keys_per_partition: u32,
+    /// A deleted key's id is retired and a new one takes its place (true),
+    /// or the same key is written again later (false).
+    pub fresh_keys: bool,
+    /// Mean gap between two records the producers append, in ms.
+    pub produce_every_ms: u64,
+    /// Producers and rebalances stop after this much of the journal's clock.
+    pub produce_ms: u64,
+    /// Chance that a record on a live key deletes it.
+    pub delete_probability: f64,
+    /// Largest batch one fetch returns.
+    pub fetch_records_max: u32,
+    pub fetch_every_ms: u64,
+    /// Snapshots of changed keys are written this often (deletes included).
+    pub flush_every_ms: u64,
+    /// The committed offset is advanced this often; kept longer than the
+    /// flush interval so stored snapshots run ahead of it (the replay window).
+    pub commit_every_ms: u64,
+    pub tick_ms: u64,
+    pub heartbeat_ms: u64,
+    /// An owner not heard from for this long loses its partitions.
+    pub session_ms: u64,
+    /// Mean time between forced partition moves; 0 never.
+    pub rebalance_every_ms: u64,
+    /// A moved partition's previous owner learns of it after up to this
+    /// long: meanwhile it keeps fetching and flushing (the stale writer).
+    pub revoke_delay_ms_max: u64,
+    /// A store request unanswered for this long has an unknown outcome.
+    pub store_timeout_ms: u64,
+    /// Chance that the store applies a request and the reply is lost.
+    pub reply_drop_probability: f64,
+    /// TTL of a persisted snapshot's cells; 0 none.
+    pub persist_ttl_ms: u64,
+    /// TTL of a tombstone's cells; 0 none.
+    pub delete_ttl_ms: u64,
+    /// How often the store purges expired cells.
+    pub reap_every_ms: u64,
+    /// Events recovery: owners also append each record to a journal table in
+    /// the store and recover a key from its snapshot plus those rows.
+    pub events: bool,
+    /// How often an owner appends its pending journal rows (events mode).
+    pub rows_every_ms: u64,
+    /// Set by the caller from `--bug` ids, never from a scenario file.
+    #[serde(skip)]
+    pub bugs: SnapBugs,
+}
+
+impl Default for SnapConfig {
+    fn default() -> Self {
+        SnapConfig {
+            nodes: 4,
+            partitions: 2,
+            keys_per_partition: 3,
+            fresh_keys: true,
+            produce_every_ms: 10,
+            produce_ms: 8_000,
+            delete_probability: 0.25,
+            fetch_records_max: 6,
+            fetch_every_ms: 15,
+            flush_every_ms: 40,
+            commit_every_ms: 300,
+            tick_ms: 5,
+            heartbeat_ms: 50,
+            session_ms: 400,
+            rebalance_every_ms: 1_500,
+            revoke_delay_ms_max: 300,
+            store_timeout_ms: 100,
+            reply_drop_probability: 0.01,
+            persist_ttl_ms: 0,
+            delete_ttl_ms: 0,
+            reap_every_ms: 20,
+            events: false,
+            rows_every_ms: 120,
+            bugs: SnapBugs::default(),
+        }
+    }
+}
+
+impl SnapConfig {
+    pub const STORE: usize = 0;
+    pub const JOURNAL: usize = 1;
+
+    /// The partition owners' node ids.
+    pub fn owners(&self) -> std::ops::Range<usize> {
+        2..self.nodes
+    }
+
+    /// Rejects options the model cannot run with, naming the knob.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.nodes < 3 {
+            return Err("snapshot: needs at least 3 nodes (store, journal, one owner)".into());
+        }
+        if self.partitions == 0 || self.keys_per_partition == 0 {
+            return Err("snapshot: partitions and keys_per_partition must be at least 1".into());
+        }
+        let periods = [
+            ("produce_every_ms", self.produce_every_ms),
+            ("fetch_every_ms", self.fetch_every_ms),
+            ("flush_every_ms", self.flush_every_ms),
+            ("commit_every_ms", self.commit_every_ms),
+            ("tick_ms", self.tick_ms),
+            ("heartbeat_ms", self.heartbeat_ms),
+            ("store_timeout_ms", self.store_timeout_ms),
+            ("reap_every_ms", self.reap_every_ms),
+            ("rows_every_ms", self.rows_every_ms),
+            ("fetch_records_max", self.fetch_records_max as u64),
+        ];
+        if let Some((name, _)) = periods.iter().find(|(_, v)| *v == 0) {
+            return Err(format!("snapshot: {name} must be at least 1"));
+        }
+        if self.session_ms <= self.heartbeat_ms {
+            return Err("snapshot: session_ms must exceed heartbeat_ms".into());
+        }
+        for (name, p) in [
+            ("delete_probability", self.delete_probability),
+            ("reply_drop_probability", self.reply_drop_probability),
+        ] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(format!("snapshot: {name} must lie in 0..=1"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One switch per catalogued bug; all off is the correct model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SnapBugs {
+    pub unguarded_persist: bool,
+    pub delete_removes_row: bool,
+    pub skip_tombstone_unpersisted: bool,
+    pub unguarded_journal_fold: bool,
+    pub flushcell_unserialized: bool,
+    pub tombstone_recovers_as_none: bool,
+    pub no_monotone_buffer: bool,
+    pub init_persisted_bypass: bool,
+    pub strict_fence: bool,
+    pub guard_expired_naive: bool,
+}
+
+/// Bug id and the invariant that must catch it (BUGS.md, "Snapshot store").
+pub const SNAPSHOT_BUGS: &[(&str, &str)] = &[
+    ("unguarded-persist", "offset-monotonic"),
+    ("delete-removes-row", "no-tombstone-revival"),
+    ("skip-tombstone-unpersisted", "no-tombstone-revival"),
+    ("unguarded-journal-fold", "no-tombstone-revival"),
+    ("flushcell-unserialized", "no-lost-write"),
+    ("tombstone-recovers-as-none", "snapshot-liveness"),
+    ("no-monotone-buffer", "snapshot-liveness"),
+    ("init-persisted-bypass", "snapshot-liveness"),
+    ("strict-fence", "snapshot-liveness"),
+    ("guard-expired-naive", "snapshot-liveness"),
+];
+
+impl SnapBugs {
+    pub fn from_ids(ids: &[String]) -> Result<SnapBugs, String> {
+        let mut b = SnapBugs::default();
+        for id in ids {
+            let switch = match id.as_str() {
+                "unguarded-persist" => &mut b.unguarded_persist,
+                "delete-removes-row" => &mut b.delete_removes_row,
+                "skip-tombstone-unpersisted" => &mut b.skip_tombstone_unpersisted,
+                "unguarded-journal-fold" => &mut b.unguarded_journal_fold,
+                "flushcell-unserialized" => &mut b.flushcell_unserialized,
+                "tombstone-recovers-as-none" => &mut b.tombstone_recovers_as_none,
+                "no-monotone-buffer" => &mut b.no_monotone_buffer,
+                "init-persisted-bypass" => &mut b.init_persisted_bypass,
+                "strict-fence" => &mut b.strict_fence,
+                "guard-expired-naive" => &mut b.guard_expired_naive,
+                other => return Err(format!("unknown snapshot bug id: {other}")),
+            };
+            *switch = true;
+        }
+        Ok(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_catalogued_id_parses_to_its_own_switch() {
+        let mut seen = Vec::new();
+        for (id, _) in SNAPSHOT_BUGS {
+            let b = SnapBugs::from_ids(&[id.to_string()]).unwrap();
+            assert_ne!(b, SnapBugs::default(), "{id}");
+            assert!(!seen.contains(&b), "{id} shares a switch");
+            seen.push(b);
+        }
+        assert_eq!(seen.len(), 10);
+        assert!(SnapBugs::from_ids(&["apply-requeue".into()]).is_err());
+    }
+
+    #[test]
+    fn defaults_validate_and_unknown_fields_fail() {
+        let c: SnapConfig = serde_json::from_str(r#"{"partitions": 3}"#).unwrap();
+        assert_eq!(c.partitions, 3);
+        assert!(c.validate().is_ok());
+        assert!(serde_json::from_str::<SnapConfig>(r#"{"partition": 3}"#).is_err());
+        assert!(serde_json::from_str::<SnapConfig>(r#"{"nodes": 3}"#).is_err());
+    }
+}

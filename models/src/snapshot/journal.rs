@@ -1,0 +1,173 @@
+//! The journal node: partitions of records with a committed offset each,
+//! written by producers that live here, fetched by the owners. It also hosts
+//! the coordinator, as a Kafka broker hosts its group coordinator, so that
+//! commits are fenced by the generation the coordinator handed out.
+
+use super::config::SnapConfig;
+use super::coordinator::Coordinator;
+use super::msg::{Record, SnapMsg};
+use super::{chance, SnapIo, MS};
+use sim::event::ModelEvent;
+use sim::machine::NodeId;
+
+const PRODUCE: u64 = 2;
+
+/// One partition: offsets start at 1, the record at offset o is `records[o - 1]`.
+#[derive(Default)]
+struct Partition {
+    records: Vec<Record>,
+    /// Every record below this is persisted (the next offset to resume at).
+    committed: u64,
+    /// Keys in play, which producers update or delete.
+    live: Vec<u32>,
+    /// Ids handed out to this partition's keys so far.
+    next_key: u32,
+}
+
+pub struct JournalNode {
+    cfg: SnapConfig,
+    parts: Vec<Partition>,
+    coord: Coordinator,
+}
+
+impl JournalNode {
+    pub fn new(cfg: SnapConfig) -> JournalNode {
+        let parts = (0..cfg.partitions)
+            .map(|_| Partition {
+                committed: 1,
+                ..Partition::default()
+            })
+            .collect();
+        JournalNode {
+            coord: Coordinator::new(cfg.clone()),
+            cfg,
+            parts,
+        }
+    }
+
+    pub fn boot(&mut self, io: &mut SnapIo) {
+        self.coord.boot(io);
+        self.schedule_produce(io);
+    }
+
+    fn schedule_produce(&self, io: &mut SnapIo) {
+        let gap = io.random_range(1, 2 * self.cfg.produce_every_ms);
+        io.set_timer(PRODUCE, gap * MS);
+    }
+
+    pub fn on_timer(&mut self, timer: u64, io: &mut SnapIo) {
+        if timer != PRODUCE {
+            return self.coord.on_timer(timer, io);
+        }
+        if io.now_mono_ns() >= self.cfg.produce_ms * MS {
+            return;
+        }
+        self.produce(io);
+        self.schedule_produce(io);
+    }
+
+    /// Appends one record: a new key while fewer than `keys_per_partition`
+    /// are in play, else an update or a delete of one of them.
+    fn produce(&mut self, io: &mut SnapIo) {
+        let n = self.cfg.partitions;
+        let partition = io.random_range(0, n as u64 - 1) as u32;
+        let payload = io.random_u64();
+        let p = &mut self.parts[partition as usize];
+        let (key, update) = if (p.live.len() as u32) < self.cfg.keys_per_partition {
+            let key = p.next_key * n + partition;
+            p.next_key += 1;
+            p.live.push(key);
+            (key, Some(payload))
+        } else {
+            let i = io.random_range(0, p.live.len() as u64 - 1) as usize;
+            let key = p.live[i];
+            if chance(io, self.cfg.delete_probability) {
+                if self.cfg.fresh_keys {
+                    p.live.swap_remove(i);
+                }
+                (key, None)
+            } else {
+                (key, Some(payload))
+            }
+        };
+        let offset = p.records.len() as u64 + 1;
+        p.records.push(Record { key, offset, update });
+        io.event(ModelEvent::JournalAppend {
+            partition,
+            key,
+            offset,
+            update,
+        });
+    }
+
+    pub fn on_message(&mut self, from: NodeId, msg: SnapMsg, io: &mut SnapIo) {
+        match msg {
+            SnapMsg::Join { partition, generation } if self.known(partition) => {
+                let current = self.coord.generation(partition);
+                let p = &self.parts[partition as usize];
+                let reply = if generation == current {
+                    SnapMsg::Joined {
+                        partition,
+                        generation,
+                        committed: p.committed,
+                    }
+                } else {
+                    SnapMsg::Fenced {
+                        partition,
+                        generation: current,
+                    }
+                };
+                io.send(from, reply);
+            }
+            SnapMsg::Fetch {
+                partition,
+                from: at,
+                max,
+            } if self.known(partition) => {
+                // Fetches are not fenced, as in Kafka: a stale owner reads on.
+                let records = &self.parts[partition as usize].records;
+                let lo = (at.max(1) - 1) as usize;
+                let hi = (lo + max as usize).min(records.len());
+                let records = records.get(lo..hi).unwrap_or(&[]).to_vec();
+                io.send(
+                    from,
+                    SnapMsg::Records {
+                        partition,
+                        from: at,
+                        records,
+                    },
+                );
+            }
+            SnapMsg::Commit {
+                partition,
+                generation,
+                offset,
+            } if self.known(partition) => {
+                let ok = generation == self.coord.generation(partition);
+                let p = &mut self.parts[partition as usize];
+                if ok && offset > p.committed {
+                    p.committed = offset;
+                    io.event(ModelEvent::JournalCommit {
+                        partition,
+                        offset,
+                        generation,
+                    });
+                }
+                io.send(
+                    from,
+                    SnapMsg::CommitResp {
+                        partition,
+                        generation,
+                        ok,
+                    },
+                );
+            }
+            SnapMsg::Heartbeat => self.coord.on_heartbeat(from, io),
+            _ => {}
+        }
+    }
+
+    fn known(&self, partition: u32) -> bool {
+        partition < self.cfg.partitions
+    }
+}

@@ -1,0 +1,103 @@
+use super::{Invariant, Violation};
+use crate::event::{Event, EventKind, ModelEvent};
+use std::collections::BTreeMap;
+
+/// A key's stored offset never decreases while the store holds it. A row
+/// that is removed or whose offset cell is reaped holds no offset, so the
+/// next write starts afresh (that limit is `no-tombstone-revival`'s to judge).
+#[derive(Default)]
+pub struct OffsetMonotonic {
+    /// key -> (stored offset, event that wrote it)
+    stored: BTreeMap<u32, (u64, u64)>,
+}
+
+impl Invariant for OffsetMonotonic {
+    fn id(&self) -> &'static str {
+        "offset-monotonic"
+    }
+
+    fn observe(&mut self, e: &Event) -> Result<(), Violation> {
+        let EventKind::Model(m) = &e.kind else { return Ok(()) };
+        match m {
+            ModelEvent::StoreWrite {
+                key,
+                offset,
+                writer,
+                generation,
+                ..
+            } => {
+                if let Some(&(had, at)) = self.stored.get(key) {
+                    if *offset < had {
+                        return Err(Violation::new(
+                            self.id(),
+                            format!(
+                                "key {key}'s stored offset went from {had} down to {offset} (written by node {writer}, generation {generation})"
+                            ),
+                            vec![at, e.i],
+                        ));
+                    }
+                }
+                self.stored.insert(*key, (*offset, e.i));
+            }
+            ModelEvent::StoreRemove { key, .. } | ModelEvent::StoreReap { key, .. } => {
+                self.stored.remove(key);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::tests::ev;
+    use crate::event::SnapValue;
+
+    fn write(i: u64, key: u32, offset: u64) -> Event {
+        let value = Some(SnapValue {
+            since: 1,
+            last: offset,
+            digest: 0,
+        });
+        ev(
+            i,
+            0,
+            ModelEvent::StoreWrite {
+                key,
+                offset,
+                value,
+                stmt: "plain".into(),
+                writer: 2,
+                generation: 1,
+            },
+        )
+    }
+
+    #[test]
+    fn a_lower_offset_over_a_higher_one_fails() {
+        let mut c = OffsetMonotonic::default();
+        c.observe(&write(0, 1, 9)).unwrap();
+        c.observe(&write(1, 2, 3)).unwrap();
+        let v = c.observe(&write(2, 1, 4)).unwrap_err();
+        assert_eq!(v.evidence, vec![0, 2]);
+    }
+
+    #[test]
+    fn equal_offsets_and_writes_after_a_reap_pass() {
+        let mut c = OffsetMonotonic::default();
+        c.observe(&write(0, 1, 9)).unwrap();
+        c.observe(&write(1, 1, 9)).unwrap();
+        c.observe(&ev(
+            2,
+            0,
+            ModelEvent::StoreReap {
+                key: 1,
+                offset: Some(9),
+                row_gone: true,
+            },
+        ))
+        .unwrap();
+        c.observe(&write(3, 1, 2)).unwrap();
+    }
+}

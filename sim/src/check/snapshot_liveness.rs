@@ -1,0 +1,162 @@
+use super::{Invariant, Violation};
+use crate::event::{Event, EventKind, ModelEvent};
+use std::collections::BTreeMap;
+
+/// Liveness of the snapshot store: by the end of the liveness phase every
+/// key's stored offset has reached its last journal offset, so no owner
+/// fenced itself for good. A key whose last record is a delete has also
+/// converged when the store holds no live value for it (its tombstone was
+/// reaped, or its guard expired and the delete was a no-op).
+#[derive(Default)]
+pub struct SnapshotLiveness {
+    heal: Option<u64>,
+    /// key -> (last journal offset, is a delete, event)
+    last: BTreeMap<u32, (u64, bool, u64)>,
+    /// key -> (stored offset, live)
+    row: BTreeMap<u32, (Option<u64>, bool)>,
+    lagging: u64,
+}
+
+impl Invariant for SnapshotLiveness {
+    fn id(&self) -> &'static str {
+        "snapshot-liveness"
+    }
+
+    fn observe(&mut self, e: &Event) -> Result<(), Violation> {
+        match &e.kind {
+            EventKind::Heal { .. } => self.heal = Some(e.i),
+            EventKind::Model(ModelEvent::JournalAppend {
+                key, offset, update, ..
+            }) => {
+                self.last.insert(*key, (*offset, update.is_none(), e.i));
+            }
+            EventKind::Model(ModelEvent::StoreWrite { key, offset, value, .. }) => {
+                self.row.insert(*key, (Some(*offset), value.is_some()));
+            }
+            EventKind::Model(ModelEvent::StoreRemove { key, .. }) => {
+                self.row.remove(key);
+            }
+            EventKind::Model(ModelEvent::StoreReap { key, row_gone, .. }) => {
+                if *row_gone {
+                    self.row.remove(key);
+                } else {
+                    self.row.insert(*key, (None, false));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, _end_ns: u64) -> Result<(), Violation> {
+        let Some(heal) = self.heal else { return Ok(()) };
+        let mut first = None;
+        for (key, &(want, delete, at)) in &self.last {
+            let (stored, live) = self.row.get(key).copied().unwrap_or((None, false));
+            let reached = stored.is_some_and(|o| o >= want) || (delete && !live);
+            if !reached {
+                self.lagging += 1;
+                first.get_or_insert((*key, want, stored, at));
+            }
+        }
+        match first {
+            None => Ok(()),
+            Some((key, want, stored, at)) => Err(Violation::new(
+                self.id(),
+                format!(
+                    "{} key(s) never caught up after the heal: key {key} is stored at offset {} but its journal ends at {want}",
+                    self.lagging,
+                    stored.map_or("none".to_string(), |o| o.to_string())
+                ),
+                vec![at, heal],
+            )),
+        }
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![("keys_lagging", self.lagging)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::tests::ev;
+    use crate::event::SnapValue;
+
+    fn append(i: u64, key: u32, offset: u64, update: Option<u64>) -> Event {
+        ev(
+            i,
+            1,
+            ModelEvent::JournalAppend {
+                partition: 0,
+                key,
+                offset,
+                update,
+            },
+        )
+    }
+
+    fn write(i: u64, key: u32, offset: u64, live: bool) -> Event {
+        let value = live.then_some(SnapValue {
+            since: 1,
+            last: offset,
+            digest: 0,
+        });
+        ev(
+            i,
+            0,
+            ModelEvent::StoreWrite {
+                key,
+                offset,
+                value,
+                stmt: "update-if-le".into(),
+                writer: 2,
+                generation: 1,
+            },
+        )
+    }
+
+    fn heal(i: u64) -> Event {
+        Event {
+            i,
+            t_ns: i,
+            node: None,
+            kind: EventKind::Heal { impaired: vec![] },
+        }
+    }
+
+    #[test]
+    fn every_key_caught_up_passes() {
+        let mut c = SnapshotLiveness::default();
+        c.observe(&append(0, 1, 3, Some(1))).unwrap();
+        c.observe(&append(1, 2, 4, None)).unwrap();
+        c.observe(&heal(2)).unwrap();
+        c.observe(&write(3, 1, 3, true)).unwrap();
+        // A delete whose tombstone was reaped has converged too.
+        c.observe(&write(4, 2, 4, false)).unwrap();
+        c.observe(&ev(
+            5,
+            0,
+            ModelEvent::StoreReap {
+                key: 2,
+                offset: Some(4),
+                row_gone: true,
+            },
+        ))
+        .unwrap();
+        c.finish(10).unwrap();
+    }
+
+    #[test]
+    fn a_key_stuck_below_its_last_offset_fails() {
+        let mut c = SnapshotLiveness::default();
+        c.observe(&append(0, 1, 3, Some(1))).unwrap();
+        c.observe(&append(1, 1, 7, Some(2))).unwrap();
+        c.observe(&write(2, 1, 3, true)).unwrap();
+        c.observe(&heal(3)).unwrap();
+        let v = c.finish(10).unwrap_err();
+        assert_eq!(v.evidence, vec![1, 3]);
+        assert_eq!(c.counters(), vec![("keys_lagging", 1)]);
+    }
+}

@@ -1,0 +1,160 @@
+//! Register histories drawn from a seeded stream, for benchmarks and tests:
+//! clients run against a simulated atomic register, so the history is
+//! linearizable by construction; [`inject_stale_read`] then breaks it.
+
+use super::history::{History, Op};
+use super::register::{RegisterOp, RegisterOutput};
+use rand::seq::index::sample;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The shape of a generated history.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    /// Ops in the history (failed cas ops are not counted: they drop out).
+    pub ops: usize,
+    pub clients: usize,
+    /// How many ops end with an unknown outcome, drawn in this range.
+    pub unknown_min: usize,
+    pub unknown_max: usize,
+}
+
+enum Step {
+    Invoke(usize),
+    /// The op's atomic moment: it reads or changes the register.
+    Apply(usize),
+    Complete(usize),
+}
+
+struct Pending {
+    client: usize,
+    input: RegisterOp,
+    output: Option<RegisterOutput>,
+    invoke: u64,
+    /// Unknown outcome: applied or not, its completion is `info`.
+    unknown: bool,
+    applies: bool,
+}
+
+/// A linearizable single-register history of `shape`, the same for the
+/// same seed. Written values are unique; reads, writes and cas mix 5:3:2.
+pub fn register_history(seed: u64, shape: Shape) -> History<RegisterOp, RegisterOutput> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let unknown = rng.gen_range(shape.unknown_min..=shape.unknown_max.max(shape.unknown_min));
+    let unknown: BTreeSet<usize> = sample(&mut rng, shape.ops, unknown.min(shape.ops))
+        .into_iter()
+        .collect();
+    let clients = shape.clients.max(1);
+    let mut queue: BTreeMap<(u64, u64), Step> = BTreeMap::new();
+    let mut seq = 0u64;
+    let mut at = |queue: &mut BTreeMap<(u64, u64), Step>, t: u64, s: Step| {
+        seq += 1;
+        queue.insert((t, seq), s);
+    };
+    for c in 0..clients {
+        at(&mut queue, rng.gen_range(0..5), Step::Invoke(c));
+    }
+    let (mut register, mut next_value, mut position) = (None::<i64>, 0i64, 0u64);
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut done: Vec<Op<RegisterOp, RegisterOutput>> = Vec::new();
+    while let Some(((t, _), step)) = queue.pop_first() {
+        match step {
+            Step::Invoke(client) => {
+                if pending.len() == shape.ops {
+                    continue;
+                }
+                next_value += 1;
+                let input = match rng.gen_range(0..10) {
+                    0..=4 => RegisterOp::Read,
+                    5..=7 => RegisterOp::Write(next_value),
+                    // The expected value is settled when the cas applies, so
+                    // a completed cas always succeeds: a failed one would
+                    // drop out of the history.
+                    _ => RegisterOp::Cas(register.unwrap_or(0), next_value),
+                };
+                let is_unknown = unknown.contains(&pending.len());
+                position += 1;
+                pending.push(Pending {
+                    client,
+                    input,
+                    output: None,
+                    invoke: position,
+                    unknown: is_unknown,
+                    applies: !is_unknown || rng.gen_bool(0.5),
+                });
+                let id = pending.len() - 1;
+                let apply_at = t + rng.gen_range(1..20);
+                at(&mut queue, apply_at, Step::Apply(id));
+                at(&mut queue, apply_at + rng.gen_range(1..20), Step::Complete(id));
+            }
+            Step::Apply(id) => {
+                let p = &mut pending[id];
+                if !p.applies {
+                    continue;
+                }
+                p.output = Some(match p.input {
+                    RegisterOp::Read => RegisterOutput::Read(register),
+                    RegisterOp::Write(v) | RegisterOp::Cas(_, v) => {
+                        p.input = match register {
+                            Some(old) if matches!(p.input, RegisterOp::Cas(..)) => RegisterOp::Cas(old, v),
+                            _ => RegisterOp::Write(v),
+                        };
+                        register = Some(v);
+                        RegisterOutput::Done
+                    }
+                });
+            }
+            Step::Complete(id) => {
+                position += 1;
+                let p = &pending[id];
+                done.push(Op {
+                    client: p.client as u64,
+                    input: p.input,
+                    output: if p.unknown { None } else { p.output },
+                    invoke: p.invoke,
+                    complete: Some(position),
+                });
+                at(&mut queue, t + rng.gen_range(0..10), Step::Invoke(p.client));
+            }
+        }
+    }
+    done.sort_by_key(|o| o.invoke);
+    History { ops: done }
+}
+
+/// Make one completed read return a value that two writes, one strictly
+/// after the other, overwrote before the read began. Values are unique, so
+/// no order explains it. False when the history has no such read.
+pub fn inject_stale_read(history: &mut History<RegisterOp, RegisterOutput>, seed: u64) -> bool {
+    let ops = &history.ops;
+    let sets = |o: &Op<RegisterOp, RegisterOutput>| match o.input {
+        RegisterOp::Write(v) | RegisterOp::Cas(_, v) if o.is_completed() => Some(v),
+        _ => None,
+    };
+    let mut candidates = Vec::new();
+    for (r, read) in ops.iter().enumerate() {
+        if read.input != RegisterOp::Read || !read.is_completed() {
+            continue;
+        }
+        let stale = ops.iter().filter_map(|w| Some((w, sets(w)?))).find(|(w, v)| {
+            ops.iter().any(|w2| {
+                sets(w2).is_some_and(|v2| v2 != *v)
+                    && w.complete.is_some_and(|c| c < w2.invoke)
+                    && w2.complete.is_some_and(|c| c < read.invoke)
+            })
+        });
+        if let Some((_, v)) = stale {
+            if read.output != Some(RegisterOutput::Read(Some(v))) {
+                candidates.push((r, v));
+            }
+        }
+    }
+    if candidates.is_empty() {
+        return false;
+    }
+    let pick = ChaCha8Rng::seed_from_u64(seed).gen_range(0..candidates.len());
+    let (r, v) = candidates[pick];
+    history.ops[r].output = Some(RegisterOutput::Read(Some(v)));
+    true
+}

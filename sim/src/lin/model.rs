@@ -1,0 +1,51 @@
+//! What the search needs to know about a system: its sequential
+//! specification as a state machine, and how its operations split by key.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// A sequential specification. The search replays candidate orders of the
+/// history's operations through [`Model::step`] and memoizes the states it
+/// reaches, so states must compare and hash by value.
+pub trait Model {
+    /// Operations on different keys never interact (P-compositionality), so
+    /// each key's sub-history is checked on its own.
+    type Key: Ord + Clone + Debug;
+    type State: Clone + Eq + Hash + Debug;
+    type Input: Clone + Debug;
+    type Output: Clone + Debug + PartialEq;
+
+    /// The state of one key before the first operation on it.
+    fn init(&self) -> Self::State;
+
+    fn key(&self, input: &Self::Input) -> Self::Key;
+
+    /// Apply `input` to `state`. With `output` known, return the next state
+    /// only if the operation returns exactly that output from `state`. With
+    /// `output` `None` (the outcome is unknown) every return value is
+    /// acceptable, so this must return `Some`.
+    fn step(&self, state: &Self::State, input: &Self::Input, output: Option<&Self::Output>) -> Option<Self::State>;
+
+    /// The operation never changes the state. An unknown-outcome read
+    /// constrains nothing, so the search leaves it out.
+    fn is_read(&self, _input: &Self::Input) -> bool {
+        false
+    }
+
+    /// The operation replaces the state without reading it and its output
+    /// does not depend on it (a register write, a put). An unknown-outcome
+    /// operation placed right before such an op has no visible effect, so
+    /// the search never places one there: it stays free for a later point.
+    fn is_blind_write(&self, _input: &Self::Input) -> bool {
+        false
+    }
+
+    fn describe_key(&self, key: &Self::Key) -> String {
+        format!("{key:?}")
+    }
+
+    /// One operation for a human, with its output (`?` when unknown).
+    fn describe_op(&self, input: &Self::Input, output: Option<&Self::Output>) -> String;
+
+    fn describe_state(&self, state: &Self::State) -> String;
+}

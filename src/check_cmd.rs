@@ -1,0 +1,153 @@
+//! `dst check HISTORY`: is a history recorded elsewhere linearizable?
+//! Exit 0 linearizable, 1 not, 3 unknown (the step budget ran out), 2 for
+//! a file that cannot be read or parsed, with the line at fault.
+
+use crate::cli::{CheckArgs, HistoryFormat};
+use serde_json::{json, Value as Json};
+use sim::event::Event;
+use sim::lin::{self, Checked, DstHistory, History, Model, Op, Options, Outcome, ParseError};
+use sim::report::Report;
+use std::process::ExitCode;
+
+/// Ops of the longest partial linearization shown in text output.
+const SHOWN: usize = 10;
+
+pub fn main(args: &CheckArgs) -> ExitCode {
+    let file = args.history.display().to_string();
+    let text = match std::fs::read_to_string(&args.history) {
+        Ok(t) => t,
+        Err(e) => return bad(&format!("cannot read {file}: {e}")),
+    };
+    let format = args.format.unwrap_or_else(|| sniff(&text));
+    let opts = Options {
+        budget_per_key: args.budget,
+    };
+    let judged = match format {
+        HistoryFormat::Jepsen => lin::parse_jepsen::parse(&text).map(|h| judge(&lin::Register, &h, &opts, "line")),
+        HistoryFormat::Edn => lin::parse_edn::parse(&text).map(|h| judge(&lin::StringKv, &h, &opts, "line")),
+        HistoryFormat::Json => dst_history(&text).map(|h| judge(&lin::DstKv, &h, &opts, "event")),
+    };
+    let mut judged = match judged {
+        Ok(j) => j,
+        Err(ParseError { line: Some(l), message }) => return bad(&format!("{file}:{l}: {message}")),
+        Err(ParseError { line: None, message }) => return bad(&format!("{file}: {message}")),
+    };
+    if args.json {
+        judged.json["file"] = json!(file);
+        judged.json["format"] = json!(format!("{format:?}").to_lowercase());
+        judged.json["budget_per_key"] = json!(args.budget);
+        println!("{}", judged.json);
+    } else {
+        println!("{file}: {}", judged.text.join("\n"));
+    }
+    ExitCode::from(judged.code)
+}
+
+fn bad(msg: &str) -> ExitCode {
+    eprintln!("dst: {msg}");
+    ExitCode::from(2)
+}
+
+/// Without --format: EDN maps start with a keyword, dst JSON with a quote.
+fn sniff(text: &str) -> HistoryFormat {
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    match first.strip_prefix('{').map(str::trim_start) {
+        Some(rest) if rest.starts_with(':') => HistoryFormat::Edn,
+        Some(_) => HistoryFormat::Json,
+        None => HistoryFormat::Jepsen,
+    }
+}
+
+/// A dst report (its trace), or JSON Lines of dst trace events.
+fn dst_history(text: &str) -> Result<History<sim::workload::KvOp, sim::workload::KvResult>, ParseError> {
+    let mut h = DstHistory::default();
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if serde_json::from_str::<Event>(first).is_err() {
+        let report = Report::parse(text).map_err(|message| ParseError { line: None, message })?;
+        for e in &report.trace {
+            h.push(e).map_err(|message| ParseError { line: None, message })?;
+        }
+        return Ok(h.finish());
+    }
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let e: Event =
+            serde_json::from_str(line).map_err(|e| ParseError::at(n + 1, format!("not a dst event: {e}")))?;
+        h.push(&e).map_err(|m| ParseError::at(n + 1, m))?;
+    }
+    Ok(h.finish())
+}
+
+struct Judged {
+    code: u8,
+    /// Lines for a human; the first follows "FILE: ".
+    text: Vec<String>,
+    json: Json,
+}
+
+fn judge<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options, unit: &str) -> Judged {
+    let c: Checked = lin::check(model, h, opts);
+    let keys = if c.keys == 1 { "key" } else { "keys" };
+    let mut json = json!({"ops": c.ops, "keys": c.keys, "steps": c.steps, "positions": unit});
+    match &c.outcome {
+        Outcome::Linearizable => {
+            json["result"] = json!("linearizable");
+            Judged {
+                code: 0,
+                text: vec![format!(
+                    "linearizable ({} ops on {} {keys}, {} search steps)",
+                    c.ops, c.keys, c.steps
+                )],
+                json,
+            }
+        }
+        Outcome::Unknown { key, reason } => {
+            json["result"] = json!("unknown");
+            json["key"] = json!(key);
+            json["reason"] = json!(reason);
+            Judged {
+                code: 3,
+                text: vec![format!("unknown: {reason}; a larger --budget may decide it")],
+                json,
+            }
+        }
+        Outcome::NotLinearizable(f) => {
+            let show = |i: usize| lin::describe_op(model, &h.ops[i], unit);
+            let op_json = |i: usize| op_json(model, &h.ops[i]);
+            json["result"] = json!("not-linearizable");
+            json["key"] = json!(f.key);
+            json["unplaced"] = op_json(f.unplaced);
+            json["linearized"] = f.linearized.iter().map(|&i| op_json(i)).collect();
+            json["state"] = json!(f.state);
+            json["message"] = json!(f.message(model, h, unit));
+            let n = f.linearized.len();
+            let mut text = vec![
+                format!("NOT linearizable on key {}", f.key),
+                format!("  cannot place: {}", show(f.unplaced)),
+                match n {
+                    0 => "  after: no op could be linearized before it".to_string(),
+                    _ if n > SHOWN => format!("  after the longest partial linearization, {n} ops (the last {SHOWN}):"),
+                    _ => format!("  after the longest partial linearization, {n} ops:"),
+                },
+            ];
+            text.extend(
+                f.linearized[n.saturating_sub(SHOWN)..]
+                    .iter()
+                    .map(|&i| format!("    {}", show(i))),
+            );
+            text.push(format!("  state there: {}", f.state));
+            Judged { code: 1, text, json }
+        }
+    }
+}
+
+fn op_json<M: Model>(model: &M, op: &Op<M::Input, M::Output>) -> Json {
+    json!({
+        "client": op.client,
+        "op": model.describe_op(&op.input, op.output.as_ref()),
+        "invoke": op.invoke,
+        "complete": op.complete,
+    })
+}
