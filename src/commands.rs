@@ -52,12 +52,19 @@ pub fn list(json: bool) -> Exit {
         println!("  {:<w$}  {} nodes  {}", s.name, s.nodes, s.description);
     }
     let wb = catalogue::BUGS.iter().map(|b| b.id.len()).max().unwrap_or(0);
-    let wi = catalogue::BUGS.iter().map(|b| b.invariants.join("|").len()).max().unwrap_or(0);
+    let wi = catalogue::BUGS
+        .iter()
+        .map(|b| b.invariants.join("|").len())
+        .max()
+        .unwrap_or(0);
     let ws = catalogue::BUGS.iter().map(|b| b.scenario.len()).max().unwrap_or(0);
     println!("bugs:");
     for b in catalogue::BUGS {
         let inv = b.invariants.join("|");
-        println!("  {:<wb$}  {:<8} caught by {inv:<wi$}  in {:<ws$}  {}", b.id, b.kind, b.scenario, b.summary);
+        println!(
+            "  {:<wb$}  {:<8} caught by {inv:<wi$}  in {:<ws$}  {}",
+            b.id, b.kind, b.scenario, b.summary
+        );
     }
     let wv = sim::check::INVARIANTS.iter().map(|(id, _)| id.len()).max().unwrap_or(0);
     println!("invariants:");

@@ -81,54 +81,6 @@ pub const BUGS: &[BugInfo] = &[
         summary: "a partitioned node campaigns with real terms and deposes a healthy leader on rejoin",
     },
     BugInfo {
-        id: "read-without-quorum",
-        model: "raft",
-        kind: "safety",
-        invariants: &["linearizable"],
-        scenario: "raft-read-index",
-        summary: "a ReadIndex read is served without a quorum round: a leader cut off in a minority answers stale",
-    },
-    BugInfo {
-        id: "read-index-no-term-floor",
-        model: "raft",
-        kind: "safety",
-        invariants: &["linearizable"],
-        scenario: "raft-read-index",
-        summary: "the read floor is the commit index before the new leader's no-op commits",
-    },
-    BugInfo {
-        id: "lease-anchor-on-receive",
-        model: "raft",
-        kind: "safety",
-        invariants: &["linearizable"],
-        scenario: "raft-lease-reads",
-        summary: "the leader lease starts when the quorum's answer arrives, not when the heartbeat round was sent",
-    },
-    BugInfo {
-        id: "lease-no-drift-margin",
-        model: "raft",
-        kind: "safety",
-        invariants: &["linearizable"],
-        scenario: "raft-drift",
-        summary: "the lease lasts the whole minimum election timeout, with no margin for clock drift",
-    },
-    BugInfo {
-        id: "lease-no-vote-refusal",
-        model: "raft",
-        kind: "safety",
-        invariants: &["linearizable"],
-        scenario: "raft-lease-reads",
-        summary: "followers (and restarted nodes) grant votes while a leader's lease can still hold",
-    },
-    BugInfo {
-        id: "staleness-by-apply-time",
-        model: "raft",
-        kind: "safety",
-        invariants: &["bounded-staleness"],
-        scenario: "raft-follower-reads",
-        summary: "a follower counts as fresh if it applied anything recently, however far behind it is",
-    },
-    BugInfo {
         id: "hlc-unchecked-update",
         model: "raft",
         kind: "safety",
@@ -288,14 +240,16 @@ fn model_config(scenario: &Scenario, bugs: &[String]) -> Result<RaftConfig, Stri
     } else {
         scenario.config.clone()
     };
-    let mut cfg: RaftConfig =
-        serde_json::from_value(raw.clone()).map_err(|e| format!("scenario {}: invalid raft config: {e}", scenario.name))?;
+    let mut cfg: RaftConfig = serde_json::from_value(raw.clone())
+        .map_err(|e| format!("scenario {}: invalid raft config: {e}", scenario.name))?;
     cfg.nodes = scenario.nodes;
     cfg.max_clock_skew_ms = scenario.max_clock_skew_ms;
     // Unless the scenario says otherwise, the lease and the staleness bound
     // allow for the drift the scenario's faults inject.
     if scenario.faults.clock && raw.get("clock_drift_ppm_max").is_none() {
-        cfg.clock_drift_ppm_max = cfg.clock_drift_ppm_max.max(scenario.faults.drift_ppm_max.unsigned_abs());
+        cfg.clock_drift_ppm_max = cfg
+            .clock_drift_ppm_max
+            .max(scenario.faults.drift_ppm_max.unsigned_abs());
     }
     cfg.bugs = RaftBugs::from_ids(bugs)?;
     Ok(cfg)

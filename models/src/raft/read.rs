@@ -185,10 +185,9 @@ impl Raft {
         if v.stamp_ns < self.read.boot_ns {
             return;
         }
-        let newer = self
-            .read
-            .vouch
-            .is_none_or(|old| (v.stamp_ns, std::cmp::Reverse(v.commit)) > (old.stamp_ns, std::cmp::Reverse(old.commit)));
+        let newer = self.read.vouch.is_none_or(|old| {
+            (v.stamp_ns, std::cmp::Reverse(v.commit)) > (old.stamp_ns, std::cmp::Reverse(old.commit))
+        });
         if newer {
             self.read.vouch = Some(v);
         }
@@ -432,8 +431,14 @@ mod tests {
             // refuses votes after receiving the same round.
             let leader_true = lease / (1.0 - rho);
             let voter_true = 150.0 * MS as f64 / (1.0 + rho);
-            assert!(leader_true <= voter_true + 1.0, "{ppm} ppm: {leader_true} > {voter_true}");
-            assert!(leader_true > voter_true - 1_000.0, "{ppm} ppm: margin wider than needed");
+            assert!(
+                leader_true <= voter_true + 1.0,
+                "{ppm} ppm: {leader_true} > {voter_true}"
+            );
+            assert!(
+                leader_true > voter_true - 1_000.0,
+                "{ppm} ppm: margin wider than needed"
+            );
         }
     }
 
@@ -454,7 +459,11 @@ mod tests {
         let anchor = lease_anchor_ns(1_000 * MS, 1_120 * MS, false);
         assert_eq!(anchor + len, 1_150 * MS);
         let late = lease_anchor_ns(1_000 * MS, 1_120 * MS, true);
-        assert_eq!(late + len, 1_270 * MS, "the bug stretches the lease by the answer's delay");
+        assert_eq!(
+            late + len,
+            1_270 * MS,
+            "the bug stretches the lease by the answer's delay"
+        );
     }
 
     #[test]
