@@ -17,6 +17,16 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../scenarios/raft-skew-beyond-bound.json"),
     ),
     ("raft-membership", include_str!("../../scenarios/raft-membership.json")),
+    ("raft-read-index", include_str!("../../scenarios/raft-read-index.json")),
+    (
+        "raft-lease-reads",
+        include_str!("../../scenarios/raft-lease-reads.json"),
+    ),
+    ("raft-drift", include_str!("../../scenarios/raft-drift.json")),
+    (
+        "raft-follower-reads",
+        include_str!("../../scenarios/raft-follower-reads.json"),
+    ),
     (
         "snapshot-handover",
         include_str!("../../scenarios/snapshot-handover.json"),

@@ -51,9 +51,22 @@ pub enum Action {
         node: NodeId,
     },
     /// Stall a node (a GC pause): it handles nothing, its clock runs on.
+    /// What reached it meanwhile is handled on resume, each sender's
+    /// messages in order but the senders interleaved at random, as a
+    /// server draining many connections after a stall would.
     Pause {
         node: NodeId,
         ms: u64,
+    },
+    /// Stall whichever node leads when the fault starts; recorded in the
+    /// trace as the `pause` it became.
+    PauseLeader {
+        ms: u64,
+    },
+    /// Set the rate of whichever node leads; recorded as the `clock-drift`
+    /// it became.
+    ClockDriftLeader {
+        ppm: i64,
     },
     ClockOffset {
         node: NodeId,
@@ -369,7 +382,14 @@ impl FaultProfile {
                 "pause" => {
                     let node = *all.choose(rng).expect("nodes");
                     let ms = (end - t) / MS / 2 + 1;
-                    if !self.spared.contains(&node) {
+                    // A stalled leader is the case leases must survive; a
+                    // spared node may lead, so only then is it left out.
+                    if self.spared.is_empty() && chance(rng, 0.5) {
+                        plan.push(PlanEntry {
+                            at_ns: t,
+                            action: Action::PauseLeader { ms },
+                        });
+                    } else if !self.spared.contains(&node) {
                         plan.push(PlanEntry {
                             at_ns: t,
                             action: Action::Pause { node, ms },
@@ -383,6 +403,11 @@ impl FaultProfile {
                         0 => Action::ClockOffset {
                             node,
                             ns: range(rng, 0, 2 * skew as u64) as i64 - skew,
+                        },
+                        // A leader's clock running slow is what stretches
+                        // its lease, so drift it as often as the rest.
+                        1 if leaped.is_none() && chance(rng, 0.5) => Action::ClockDriftLeader {
+                            ppm: range(rng, 0, 2 * self.drift_ppm_max as u64) as i64 - self.drift_ppm_max,
                         },
                         1 => Action::ClockDrift {
                             node,

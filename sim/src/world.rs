@@ -16,7 +16,7 @@ use crate::trace::Trace;
 use crate::workload::{ClientReply, ClientReq, KvOp, KvResult, Value};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 const MS: u64 = 1_000_000;
@@ -126,6 +126,10 @@ enum Ev<Msg> {
         client: u32,
         op_id: u64,
     },
+    /// A paused node's stall may be over: hand it what waited.
+    Resume {
+        node: NodeId,
+    },
 }
 
 impl<Msg> Ev<Msg> {
@@ -157,6 +161,8 @@ struct Slot<M: Machine> {
     timers: BTreeMap<TimerId, u64>,
     timer_gen: u64,
     paused_until: u64,
+    /// Events that reached the node while it was paused, in arrival order.
+    stash: Vec<Ev<M::Msg>>,
     last_fsync_done: u64,
     role: Option<(Role, u64)>,
 }
@@ -166,11 +172,20 @@ struct OpState {
     op: KvOp,
     req_id: u64,
     attempts: u32,
+    /// Where the current attempt went.
+    node: NodeId,
 }
 
+/// A client behaves like a real driver: it keeps sending to the node that
+/// last served it as leader, follows a refusal's hint, tries the next node
+/// round robin when a refusal names none, and forgets the leader when an op
+/// times out or ends unknown.
 struct Client {
     op: Option<OpState>,
-    hint: Option<NodeId>,
+    /// Where the next attempt goes (a hint or the next node in turn).
+    next: Option<NodeId>,
+    /// The node that last served a leader-only op.
+    leader: Option<NodeId>,
     last_read: BTreeMap<u32, Value>,
 }
 
@@ -239,6 +254,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 timers: BTreeMap::new(),
                 timer_gen: 0,
                 paused_until: 0,
+                stash: Vec::new(),
                 last_fsync_done: 0,
                 role: None,
             })
@@ -246,7 +262,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         let clients = (0..sc.workload.clients)
             .map(|_| Client {
                 op: None,
-                hint: None,
+                next: None,
+                leader: None,
                 last_read: BTreeMap::new(),
             })
             .collect();
@@ -333,9 +350,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 self.now = t;
             }
             if let Some(node) = ev.target() {
-                let until = self.nodes[node].paused_until;
-                if until > self.now {
-                    self.at(until, ev);
+                let slot = &mut self.nodes[node];
+                if slot.paused_until > self.now {
+                    if slot.stash.is_empty() {
+                        let until = slot.paused_until;
+                        self.at(until, Ev::Resume { node });
+                    }
+                    self.nodes[node].stash.push(ev);
                     continue;
                 }
             }
@@ -371,6 +392,14 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 self.apply(action);
             }
             Ev::Heal => self.heal(),
+            Ev::Resume { node } => {
+                let until = self.nodes[node].paused_until;
+                if until > self.now {
+                    self.at(until, Ev::Resume { node });
+                } else {
+                    self.release(node);
+                }
+            }
             Ev::End => {}
             Ev::Deliver { id, from, to, msg } => {
                 let kind = msg.kind().to_string();
@@ -436,7 +465,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 let c = &mut self.clients[client as usize];
                 if c.op.as_ref().is_some_and(|o| o.op_id == op_id) {
                     c.op = None;
-                    c.hint = None;
+                    c.next = None;
+                    c.leader = None;
                     self.record(
                         None,
                         EventKind::Info {
@@ -653,6 +683,14 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 target: Target::Node(self.resolve(target)),
                 inbound_only,
             },
+            Action::PauseLeader { ms } => Action::Pause {
+                node: self.resolve(Target::Leader),
+                ms,
+            },
+            Action::ClockDriftLeader { ppm } => Action::ClockDrift {
+                node: self.resolve(Target::Leader),
+                ppm,
+            },
             a => a,
         };
         self.record(None, EventKind::Fault { action: action.clone() });
@@ -686,6 +724,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 let slot = &mut self.nodes[node];
                 slot.paused_until = slot.paused_until.max(self.now + ms * MS);
             }
+            Action::PauseLeader { .. } | Action::ClockDriftLeader { .. } => unreachable!("resolved to a node above"),
             Action::ClockOffset { node, ns } => self.nodes[node].clock.set_offset(self.now, ns),
             Action::ClockDrift { node, ppm } => self.nodes[node].clock.set_drift(self.now, ppm),
             Action::ClockJump { node, ns } => self.nodes[node].clock.jump(self.now, ns),
@@ -707,6 +746,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         self.record(None, EventKind::Heal { impaired });
         for node in 0..self.nodes.len() {
             self.nodes[node].paused_until = 0;
+            self.release(node);
             if self.nodes[node].machine.is_none() {
                 self.record(
                     None,
@@ -716,6 +756,33 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 );
                 self.boot(node, true);
             }
+        }
+    }
+
+    /// Requeues what a paused node missed, now: each source (a peer, a
+    /// client request, the node's own timers and disk) keeps its order,
+    /// and the sources are interleaved at random.
+    fn release(&mut self, node: NodeId) {
+        let stash = std::mem::take(&mut self.nodes[node].stash);
+        let mut sources: Vec<(u64, VecDeque<Ev<M::Msg>>)> = Vec::new();
+        for ev in stash {
+            let key = match &ev {
+                Ev::Deliver { from, .. } => *from as u64,
+                Ev::ClientReq { req, .. } => (1 << 32) + req.req_id,
+                _ => u64::MAX,
+            };
+            match sources.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, q)) => q.push_back(ev),
+                None => sources.push((key, VecDeque::from([ev]))),
+            }
+        }
+        while !sources.is_empty() {
+            let i = range(&mut self.net_rng, 0, sources.len() as u64 - 1) as usize;
+            let ev = sources[i].1.pop_front().expect("sources are non-empty");
+            if sources[i].1.is_empty() {
+                sources.remove(i);
+            }
+            self.at(self.now, ev);
         }
     }
 
@@ -785,14 +852,16 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             op,
             req_id,
             attempts: 0,
+            node: 0,
         });
         let timeout = self.now + self.scenario.workload.op_timeout_ms * MS;
         self.at(timeout, Ev::ClientTimeout { client, op_id });
         self.attempt(client, 0);
     }
 
-    /// Send the current op of `client` to its hinted node, or a random one,
-    /// after `delay_ns` (a retry backoff).
+    /// Send the current op of `client` where its retry policy says, or to a
+    /// random node, after `delay_ns` (a retry backoff). A follower read
+    /// starts at a random node: any node may serve it.
     fn attempt(&mut self, client: u32, delay_ns: u64) {
         let n = self.nodes.len() as u64;
         let guess = range(&mut self.work_rng, 0, n - 1) as NodeId;
@@ -800,7 +869,16 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         let req_id = self.next_req;
         let c = &mut self.clients[client as usize];
         let Some(op) = c.op.as_mut() else { return };
-        let node = c.hint.take().unwrap_or(guess);
+        let first = op.attempts == 0;
+        let anywhere = first && matches!(op.op, KvOp::FollowerGet { .. });
+        let retry_to = c.next.take();
+        let node = match (anywhere, retry_to, c.leader) {
+            (true, _, _) => guess,
+            (false, Some(n), _) => n,
+            (false, None, Some(l)) if first => l,
+            _ => guess,
+        };
+        op.node = node;
         op.req_id = req_id;
         op.attempts += 1;
         let req = ClientReq {
@@ -826,6 +904,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 if let (KvResult::Value { value }, KvOp::Get { key } | KvOp::FollowerGet { key }) = (&result, &op.op) {
                     self.clients[client].last_read.insert(*key, value.clone());
                 }
+                if !matches!(op.op, KvOp::FollowerGet { .. }) {
+                    self.clients[client].leader = Some(op.node);
+                }
                 self.record(
                     None,
                     EventKind::Ok {
@@ -837,7 +918,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 self.next_tick(cl);
             }
             ClientReply::Unknown => {
-                self.clients[client].hint = None;
+                self.clients[client].next = None;
+                self.clients[client].leader = None;
                 self.record(
                     None,
                     EventKind::Info {
@@ -861,8 +943,10 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                     self.next_tick(cl);
                     return;
                 }
+                let n = self.nodes.len();
                 let c = &mut self.clients[client];
-                c.hint = hint;
+                c.next = Some(hint.filter(|h| *h != op.node).unwrap_or((op.node + 1) % n));
+                c.leader = None;
                 c.op = Some(op);
                 let backoff = range(&mut self.work_rng, 1, self.scenario.workload.retry_backoff_ms) * MS;
                 self.attempt(cl, backoff);
