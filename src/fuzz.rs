@@ -46,6 +46,8 @@ struct Done {
     line: String,
     coverage: Vec<String>,
     violated: Option<String>,
+    /// Some check could not reach a verdict within its budget.
+    undecided: bool,
     report: Option<PathBuf>,
 }
 
@@ -55,6 +57,9 @@ struct Tally {
     pass: u64,
     expected: u64,
     unexpected: u64,
+    /// Seeds that passed only because a check ran out of budget undecided.
+    undecided: u64,
+    undecided_seeds: Vec<u64>,
     /// goal -> seeds that reached it
     coverage: BTreeMap<String, u64>,
     /// invariant -> seeds that violated it
@@ -117,6 +122,10 @@ pub fn main(a: Args) -> Exit {
             if let Some(inv) = d.violated {
                 *t.violations.entry(inv).or_default() += 1;
             }
+            if d.undecided {
+                t.undecided += 1;
+                t.undecided_seeds.push(d.seed);
+            }
             match d.class {
                 Ok(Class::Pass) => t.pass += 1,
                 Ok(Class::Expected) => t.expected += 1,
@@ -149,6 +158,7 @@ fn one(scenarios: &[Scenario], sc: usize, seed: u64, bugs: &[String], dir: &std:
         line: String::new(),
         coverage: vec![],
         violated: None,
+        undecided: false,
         report: None,
     };
     match run_seed(s, seed, bugs, None) {
@@ -169,6 +179,7 @@ fn one(scenarios: &[Scenario], sc: usize, seed: u64, bugs: &[String], dir: &std:
             let class = outcome::classify(&out, s, bugs);
             d.coverage = out.coverage.iter().cloned().collect();
             d.violated = out.verdict.invariant.clone();
+            d.undecided = out.counters.iter().any(|(k, v)| k.ends_with("_unknown") && *v > 0);
             if out.verdict.status != Status::Pass {
                 let path = outcome::report_path(dir, &s.name, seed, bugs);
                 let tag = if class == Class::Unexpected {
@@ -244,6 +255,16 @@ fn summarize(scenarios: &[Scenario], tallies: &mut [Tally], bugs: &[String], too
             }
             if *expect_unmet {
                 println!("      the expected violation was never seen");
+            }
+            if t.undecided > 0 {
+                let mut seeds = t.undecided_seeds.clone();
+                seeds.sort_unstable();
+                let shown: Vec<String> = seeds.iter().take(10).map(|s| s.to_string()).collect();
+                println!(
+                    "      {} seeds passed undecided (a check ran out of budget): {}",
+                    t.undecided,
+                    shown.join(" ")
+                );
             }
             if !t.failing_seeds.is_empty() {
                 let shown: Vec<String> = t.failing_seeds.iter().take(10).map(|s| s.to_string()).collect();

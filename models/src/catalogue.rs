@@ -68,9 +68,9 @@ pub const BUGS: &[BugInfo] = &[
         id: "no-check-quorum",
         model: "raft",
         kind: "liveness",
-        invariants: &["liveness"],
-        scenario: "raft-partitions",
-        summary: "a leader that hears no quorum never steps down",
+        invariants: &["liveness", "linearizable"],
+        scenario: "raft-check-quorum-reads",
+        summary: "a leader that hears no quorum never steps down; with lease-based reads it serves stale reads",
     },
     BugInfo {
         id: "no-prevote",
@@ -111,6 +111,14 @@ pub const BUGS: &[BugInfo] = &[
         invariants: &["linearizable"],
         scenario: "raft-drift",
         summary: "the lease lasts the whole minimum election timeout, with no margin for clock drift",
+    },
+    BugInfo {
+        id: "lease-no-vote-refusal",
+        model: "raft",
+        kind: "safety",
+        invariants: &["linearizable"],
+        scenario: "raft-lease-votes",
+        summary: "followers grant votes while a leader's lease can still rest on their answers",
     },
     BugInfo {
         id: "staleness-by-apply-time",

@@ -22,6 +22,14 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "raft-lease-reads",
         include_str!("../../scenarios/raft-lease-reads.json"),
     ),
+    (
+        "raft-lease-votes",
+        include_str!("../../scenarios/raft-lease-votes.json"),
+    ),
+    (
+        "raft-check-quorum-reads",
+        include_str!("../../scenarios/raft-check-quorum-reads.json"),
+    ),
     ("raft-drift", include_str!("../../scenarios/raft-drift.json")),
     (
         "raft-follower-reads",

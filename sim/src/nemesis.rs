@@ -50,6 +50,13 @@ pub enum Action {
     Restart {
         node: NodeId,
     },
+    /// Cut one direction of one of the current leader's links: to (or from,
+    /// if not `outbound`) its `peer`-th peer in id order. Recorded as the
+    /// `partition-one-way` it became.
+    CutLeaderLink {
+        peer: usize,
+        outbound: bool,
+    },
     /// Stall a node (a GC pause): it handles nothing, its clock runs on.
     /// What reached it meanwhile is handled on resume, each sender's
     /// messages in order but the senders interleaved at random, as a
@@ -98,6 +105,11 @@ pub struct FaultProfile {
     pub swarm: bool,
     pub partition: bool,
     pub partition_one_way: bool,
+    /// The leader's links fail one at a time: each direction of each of its
+    /// links is cut at its own moment within the fault, and all heal
+    /// together. Followers then lose the leader at different times, and the
+    /// leader loses their answers at yet others.
+    pub partition_rolling: bool,
     pub link: bool,
     pub crash: bool,
     /// Crash a majority or all nodes at once (a power loss), restarting each soon after.
@@ -141,6 +153,7 @@ impl Default for FaultProfile {
             swarm: true,
             partition: true,
             partition_one_way: true,
+            partition_rolling: false,
             link: true,
             crash: true,
             power_loss: false,
@@ -181,9 +194,10 @@ pub struct SwarmDraw {
     pub impair_leader: Option<bool>,
 }
 
-const KINDS: [&str; 7] = [
+const KINDS: [&str; 8] = [
     "partition",
     "partition-one-way",
+    "partition-rolling",
     "link",
     "crash",
     "power-loss",
@@ -196,6 +210,7 @@ impl FaultProfile {
         match kind {
             "partition" => self.partition,
             "partition-one-way" => self.partition_one_way,
+            "partition-rolling" => self.partition_rolling,
             "link" => self.link,
             "crash" => self.crash,
             "power-loss" => self.power_loss,
@@ -315,6 +330,20 @@ impl FaultProfile {
                         at_ns: t,
                         action: Action::Isolate { target, inbound_only },
                     });
+                    plan.push(PlanEntry {
+                        at_ns: end,
+                        action: Action::Heal,
+                    });
+                }
+                "partition-rolling" if nodes >= 2 => {
+                    for peer in 0..nodes - 1 {
+                        for outbound in [true, false] {
+                            plan.push(PlanEntry {
+                                at_ns: range(rng, t, end.max(t)),
+                                action: Action::CutLeaderLink { peer, outbound },
+                            });
+                        }
+                    }
                     plan.push(PlanEntry {
                         at_ns: end,
                         action: Action::Heal,
@@ -498,6 +527,34 @@ mod tests {
             }
             assert!(down.is_empty(), "seed {seed}: a crash is never undone");
         }
+    }
+
+    #[test]
+    fn a_rolling_partition_cuts_each_direction_of_each_leader_link_at_its_own_time() {
+        let p = FaultProfile {
+            swarm: false,
+            partition: false,
+            partition_one_way: false,
+            partition_rolling: true,
+            link: false,
+            crash: false,
+            pause: false,
+            ..FaultProfile::default()
+        };
+        let draw = p.draw(&mut stream(4, Stream::Swarm));
+        let plan = p.plan(&draw, 3, 10_000_000_000, &mut stream(4, Stream::Plan));
+        let heals = plan.iter().filter(|e| e.action == Action::Heal).count();
+        assert!(heals >= 3, "{plan:?}");
+        let mut per_link = std::collections::BTreeMap::new();
+        for e in &plan {
+            if let Action::CutLeaderLink { peer, outbound } = e.action {
+                *per_link.entry((peer, outbound)).or_insert(0) += 1;
+            }
+        }
+        assert_eq!(per_link.len(), 4, "two peers, both directions");
+        assert!(per_link.values().all(|&c| c == heals), "{per_link:?}");
+        let times: std::collections::BTreeSet<u64> = plan.iter().map(|e| e.at_ns).collect();
+        assert!(times.len() > 4 * heals, "the cuts of one fault come at different times");
     }
 
     #[test]

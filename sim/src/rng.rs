@@ -11,6 +11,7 @@ pub enum Stream {
     Net,
     Workload,
     Disk,
+    Spells,
     Node(usize),
 }
 
@@ -22,6 +23,7 @@ impl Stream {
             Stream::Net => 3,
             Stream::Workload => 4,
             Stream::Disk => 5,
+            Stream::Spells => 6,
             Stream::Node(i) => 1000 + i as u64,
         }
     }

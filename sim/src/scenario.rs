@@ -89,6 +89,15 @@ pub struct WorkloadConfig {
     pub cas_weight: u32,
     /// Reads any replica may serve within the staleness bound (`follower-get`).
     pub follower_get_weight: u32,
+    /// Cut the run into spells this long (0: off), each read-only with
+    /// probability one half: a read-mostly service sees quiet stretches
+    /// between bursts of writes. In a read-only spell writes become gets.
+    pub read_spell_ms: u64,
+    /// Each client starts every op at its own node (client i at node
+    /// i mod nodes), as a client bound to one server does, and follows
+    /// refusals from there; otherwise it starts at the last node that
+    /// served it as leader.
+    pub bound_clients: bool,
 }
 
 impl Default for WorkloadConfig {
@@ -105,6 +114,8 @@ impl Default for WorkloadConfig {
             get_weight: 3,
             cas_weight: 1,
             follower_get_weight: 0,
+            read_spell_ms: 0,
+            bound_clients: false,
         }
     }
 }

@@ -200,6 +200,8 @@ struct World<'a, M: Machine, F: Fn(NodeId) -> M> {
     net_rng: ChaCha8Rng,
     disk_rng: ChaCha8Rng,
     work_rng: ChaCha8Rng,
+    /// Per spell of `read_spell_ms`: whether writes are held back.
+    read_only_spells: Vec<bool>,
     draw: SwarmDraw,
     plan: Vec<PlanEntry>,
     clients: Vec<Client>,
@@ -243,6 +245,14 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             sc.faults
                 .plan(&draw, sc.nodes, sc.safety_ms * MS, &mut stream(spec.seed, Stream::Plan))
         });
+        let read_only_spells = match sc.workload.read_spell_ms {
+            0 => Vec::new(),
+            ms => {
+                let mut rng = stream(spec.seed, Stream::Spells);
+                let spells = (sc.safety_ms + sc.liveness_ms) / ms + 1;
+                (0..spells).map(|_| chance(&mut rng, 0.5)).collect()
+            }
+        };
         let nodes = (0..sc.nodes)
             .map(|i| Slot {
                 machine: None,
@@ -278,6 +288,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             net_rng: stream(spec.seed, Stream::Net),
             disk_rng: stream(spec.seed, Stream::Disk),
             work_rng: stream(spec.seed, Stream::Workload),
+            read_only_spells,
             draw,
             plan,
             clients,
@@ -691,6 +702,23 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 node: self.resolve(Target::Leader),
                 ppm,
             },
+            Action::CutLeaderLink { peer, outbound } => {
+                let leader = self.resolve(Target::Leader);
+                let peers: Vec<NodeId> = (0..n).filter(|&p| p != leader).collect();
+                // A one-node cluster has no link to cut: an empty cut.
+                let other: Vec<NodeId> = peers.get(peer % peers.len().max(1)).copied().into_iter().collect();
+                if outbound {
+                    Action::PartitionOneWay {
+                        from: vec![leader],
+                        to: other,
+                    }
+                } else {
+                    Action::PartitionOneWay {
+                        from: other,
+                        to: vec![leader],
+                    }
+                }
+            }
             a => a,
         };
         self.record(None, EventKind::Fault { action: action.clone() });
@@ -724,7 +752,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 let slot = &mut self.nodes[node];
                 slot.paused_until = slot.paused_until.max(self.now + ms * MS);
             }
-            Action::PauseLeader { .. } | Action::ClockDriftLeader { .. } => unreachable!("resolved to a node above"),
+            Action::PauseLeader { .. } | Action::ClockDriftLeader { .. } | Action::CutLeaderLink { .. } => {
+                unreachable!("resolved to a node above")
+            }
             Action::ClockOffset { node, ns } => self.nodes[node].clock.set_offset(self.now, ns),
             Action::ClockDrift { node, ppm } => self.nodes[node].clock.set_drift(self.now, ppm),
             Action::ClockJump { node, ns } => self.nodes[node].clock.jump(self.now, ns),
@@ -812,9 +842,17 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         ];
         let total: u64 = mix.iter().map(|x| *x as u64).sum();
         let mut r = range(&mut self.work_rng, 0, total - 1) as u32;
+        let spell = match w.read_spell_ms {
+            0 => None,
+            ms => self.read_only_spells.get((self.now / (ms * MS)) as usize),
+        };
+        if spell == Some(&true) && (r as u64) < (w.put_weight + w.append_weight) as u64 {
+            return KvOp::Get { key };
+        }
         for (i, weight) in mix.into_iter().enumerate() {
             if r < weight {
                 return match i {
+                    3 if spell == Some(&true) => KvOp::Get { key },
                     0 => KvOp::Put { key, value },
                     1 => KvOp::Append { key, value },
                     2 => KvOp::Get { key },
@@ -872,9 +910,11 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         let first = op.attempts == 0;
         let anywhere = first && matches!(op.op, KvOp::FollowerGet { .. });
         let retry_to = c.next.take();
+        let home = (client as u64 % n) as NodeId;
         let node = match (anywhere, retry_to, c.leader) {
             (true, _, _) => guess,
             (false, Some(n), _) => n,
+            (false, None, _) if first && self.scenario.workload.bound_clients => home,
             (false, None, Some(l)) if first => l,
             _ => guess,
         };

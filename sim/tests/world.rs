@@ -6,7 +6,7 @@ use serde::Serialize;
 use sim::event::{EventKind, ModelEvent, Role};
 use sim::machine::{Io, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
 use sim::nemesis::{Action, PlanEntry};
-use sim::workload::{ClientReply, ClientReq};
+use sim::workload::{ClientReply, ClientReq, KvResult};
 use sim::{RunSpec, Scenario, Status};
 
 #[derive(Clone, Debug, Serialize)]
@@ -243,4 +243,145 @@ fn a_paused_node_drains_each_sender_in_order_but_the_senders_interleaved() {
     );
     let runs = held.windows(2).filter(|w| w[0].0 != w[1].0).count();
     assert!(runs >= 4, "neither sender is drained wholly before the other: {held:?}");
+}
+
+/// Answers every client request itself, with its own id as the value.
+struct Echo;
+
+impl Machine for Echo {
+    type Msg = Ping;
+    type Rec = u64;
+    fn boot(&mut self, _io: &mut Io<Self>) {}
+    fn on_message(&mut self, _from: NodeId, _msg: Ping, _io: &mut Io<Self>) {}
+    fn on_timer(&mut self, _t: TimerId, _io: &mut Io<Self>) {}
+    fn on_client(&mut self, req: ClientReq, io: &mut Io<Self>) {
+        let value = vec![io.id() as u64];
+        io.reply(req.req_id, ClientReply::Ok(KvResult::Value { value }));
+    }
+    fn on_fsynced(&mut self, _t: SyncTicket, _io: &mut Io<Self>) {}
+}
+
+fn echo_run(workload: &str, seed: u64) -> sim::RunOutcome {
+    let s = Scenario::from_json(&format!(
+        r#"{{"name":"toy","model":"toy","nodes":3,"invariants":[],"safety_ms":1000,"liveness_ms":500,
+            "faults":{{"swarm":false,"partition":false,"partition_one_way":false,"link":false,"crash":false,"pause":false}},
+            "workload":{workload}}}"#
+    ))
+    .unwrap();
+    sim::run(
+        RunSpec {
+            scenario: &s,
+            seed,
+            plan: None,
+            checkers: vec![],
+        },
+        |_| Echo,
+    )
+}
+
+/// (client, node that served it) for every op answered.
+fn served(out: &sim::RunOutcome) -> Vec<(u32, u64)> {
+    out.trace
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Ok {
+                client,
+                result: KvResult::Value { value },
+                ..
+            } => Some((*client, value[0])),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn bound_clients_start_every_op_at_their_own_node() {
+    let out = echo_run(
+        r#"{"clients":6,"get_weight":1,"put_weight":0,"append_weight":0,"cas_weight":0,"bound_clients":true}"#,
+        1,
+    );
+    let got = served(&out);
+    assert!(got.len() > 100, "the clients ran: {}", got.len());
+    assert!(got.iter().all(|&(c, n)| n == c as u64 % 3), "{got:?}");
+}
+
+#[test]
+fn unbound_clients_stay_with_the_node_that_first_served_them() {
+    let mut homes_missed = 0;
+    for seed in 0..4 {
+        let out = echo_run(
+            r#"{"clients":6,"get_weight":1,"put_weight":0,"append_weight":0,"cas_weight":0}"#,
+            seed,
+        );
+        let got = served(&out);
+        for c in 0..6u32 {
+            let nodes: Vec<u64> = got.iter().filter(|g| g.0 == c).map(|g| g.1).collect();
+            assert!(
+                nodes.windows(2).all(|w| w[0] == w[1]),
+                "client {c} is sticky: {nodes:?}"
+            );
+            homes_missed += usize::from(nodes[0] != c as u64 % 3);
+        }
+    }
+    assert!(homes_missed > 0, "the first node is drawn, not the client's own");
+}
+
+#[test]
+fn read_spells_hold_every_write_back_and_leave_the_others_alone() {
+    let out = echo_run(
+        r#"{"clients":4,"put_weight":1,"append_weight":1,"get_weight":0,"cas_weight":1,"read_spell_ms":100}"#,
+        2,
+    );
+    let mut spells: std::collections::BTreeMap<u64, (usize, usize)> = Default::default();
+    for e in out.trace.events() {
+        if let EventKind::Invoke { op, .. } = &e.kind {
+            let s = spells.entry(e.t_ns / 100_000_000).or_default();
+            if op.is_read() {
+                s.0 += 1;
+            } else {
+                s.1 += 1;
+            }
+        }
+    }
+    assert!(
+        spells.values().all(|&(r, w)| r == 0 || w == 0),
+        "no spell mixes: {spells:?}"
+    );
+    let quiet = spells.values().filter(|s| s.1 == 0).count();
+    let busy = spells.values().filter(|s| s.0 == 0).count();
+    assert!(quiet >= 2 && busy >= 2, "both kinds of spell occur: {spells:?}");
+}
+
+#[test]
+fn a_cut_of_the_leaders_link_becomes_the_one_way_cut_it_resolved_to() {
+    // The toy has no leader, so the leader resolves to node 0; its peers in
+    // id order are 1 and 2.
+    let plan = vec![PlanEntry {
+        at_ns: 100_000_000,
+        action: Action::CutLeaderLink {
+            peer: 1,
+            outbound: false,
+        },
+    }];
+    let out = run_plan(&scenario(), plan);
+    let ev = out.trace.events();
+    let recorded = ev.iter().find_map(|e| match &e.kind {
+        EventKind::Fault { action } => Some(action.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        recorded,
+        Some(Action::PartitionOneWay {
+            from: vec![2],
+            to: vec![0]
+        })
+    );
+    let cut = |from: usize, to: usize| {
+        ev.iter().any(|e| {
+            matches!(&e.kind, EventKind::Drop { from: f, to: t, cause: sim::event::DropCause::Partition, .. } if *f == from && *t == to)
+        })
+    };
+    assert!(cut(2, 0));
+    assert!(!cut(0, 2), "only the one direction is cut");
 }

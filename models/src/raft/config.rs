@@ -24,6 +24,11 @@ pub struct RaftConfig {
     pub compact_every_entries: u64,
     /// How long committed entries wait in the apply queue before a batch runs.
     pub apply_batch_ms: u64,
+    /// A follower whose election timer fires first asks for pre-votes and
+    /// campaigns only if a quorum would vote for it. Off, it campaigns at
+    /// once, and only the lease's vote refusal keeps it from deposing a
+    /// leader whose lease still holds.
+    pub pre_vote: bool,
     /// How a linearizable read (`get`) is served.
     pub read_mode: ReadMode,
     /// A `follower-get` is served by any node whose state is known to hold
@@ -63,6 +68,7 @@ impl Default for RaftConfig {
             max_entries_per_append: 64,
             compact_every_entries: 40,
             apply_batch_ms: 5,
+            pre_vote: true,
             read_mode: ReadMode::Log,
             follower_read_staleness_ms: 250,
             clock_drift_ppm_max: 1_000,
@@ -122,6 +128,19 @@ pub enum ReadMode {
     ReadIndex,
     /// From the leader's state while its lease holds, else as ReadIndex.
     Lease,
+    /// From the leader's state for as long as it leads, once a round of its
+    /// term is confirmed: check-quorum steps the leader down the moment its
+    /// lease runs out, so leading implies holding the lease (etcd's
+    /// lease-based reads).
+    CheckQuorumLease,
+}
+
+impl ReadMode {
+    /// Whether reads rest on a lease, so that voters must refuse votes for
+    /// the minimum election timeout after hearing the leader.
+    pub fn leased(self) -> bool {
+        matches!(self, ReadMode::Lease | ReadMode::CheckQuorumLease)
+    }
 }
 
 /// One switch per catalogued bug; all off is the correct model.

@@ -12,7 +12,7 @@ impl Raft {
         self.reset_election_timer(io);
         // BUG(no-prevote): campaign with a real term straight away, so a node
         // cut off from the leader inflates its term and deposes it on heal.
-        if self.cfg.bugs.no_prevote {
+        if self.cfg.bugs.no_prevote || !self.cfg.pre_vote {
             self.campaign(io, "timeout");
             return;
         }
@@ -191,7 +191,15 @@ impl Raft {
         if answered + 1 >= self.quorum() {
             return;
         }
-        // BUG(no-check-quorum): a leader cut off in a minority stays leader.
+        self.lost_quorum(io);
+    }
+
+    /// Check-quorum found too few answers, or (lease-based reads) the lease
+    /// ran out: step down.
+    pub(super) fn lost_quorum(&mut self, io: &mut RaftIo) {
+        // BUG(no-check-quorum): a leader cut off in a minority stays leader,
+        // and with lease-based reads goes on answering from its state after
+        // a newer leader has taken writes.
         if self.cfg.bugs.no_check_quorum {
             return;
         }

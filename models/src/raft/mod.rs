@@ -47,6 +47,9 @@ pub const HEARTBEAT: TimerId = 2;
 pub const APPLY: TimerId = 3;
 /// Leader only: every `election_timeout_ms_max / 2`, counts recent answers.
 pub const CHECK_QUORUM: TimerId = 4;
+/// Leader only, with `check-quorum-lease` reads: fires when the lease runs
+/// out, and the leader steps down unless a newer round has moved it.
+pub const LEASE_DEADLINE: TimerId = 5;
 
 const NS_PER_MS: u64 = 1_000_000;
 
@@ -230,6 +233,7 @@ impl Raft {
         if was_leader {
             io.cancel_timer(HEARTBEAT);
             io.cancel_timer(CHECK_QUORUM);
+            io.cancel_timer(LEASE_DEADLINE);
             self.progress.clear();
             // Whether those entries commit later is unknown to this node now.
             for (_, (req_id, _)) in std::mem::take(&mut self.pending_clients) {
@@ -393,6 +397,7 @@ impl Raft {
                 self.drain_apply(io);
             }
             CHECK_QUORUM => self.check_quorum(io),
+            LEASE_DEADLINE => self.on_lease_deadline(io),
             lease::LEASE_TICK => self.on_lease_tick(io),
             swim::SWIM_PROBE => self.on_swim_probe(io),
             _ => {}

@@ -17,6 +17,9 @@
 //!   timeout after it received that round. So the lease runs from the
 //!   round's send time for that long, shrunk for clock drift, and reads are
 //!   served from local state while it holds.
+//! - Lease-based (check-quorum-lease): the same lease, but held by stepping
+//!   down when it runs out, so a read needs only leadership, as in etcd.
+//!   The read path rests on check-quorum; without it, it is unguarded.
 //! - Follower reads: the leader vouches to each follower "everything
 //!   committed anywhere by the time your clock read `stamp` is at or below
 //!   `commit`", using a stamp from an answer it had received before sending
@@ -24,7 +27,7 @@
 //!   its clock is within d of that stamp and it has applied up to `commit`.
 
 use super::msg::Vouch;
-use super::{Raft, RaftIo, ReadMode, NS_PER_MS};
+use super::{Raft, RaftIo, ReadMode, LEASE_DEADLINE, NS_PER_MS};
 use sim::event::{ModelEvent, Role};
 use sim::machine::NodeId;
 use sim::workload::{ClientReply, ClientReq, KvOp, KvResult};
@@ -132,7 +135,7 @@ impl Raft {
             boot_ns: now,
             ..Reads::default()
         };
-        if restarted && self.cfg.read_mode == ReadMode::Lease {
+        if restarted && self.cfg.read_mode.leased() {
             self.read.votes_refused_until_ns = now + self.election_timeout_max_ns();
         }
     }
@@ -215,12 +218,13 @@ impl Raft {
         };
         let round = r.open[pos].clone();
         r.open.drain(..=pos);
-        r.lease_anchor_ns = Some(lease_anchor_ns(
-            round.sent_ns,
-            io.now_mono_ns(),
-            self.cfg.bugs.lease_anchor_on_receive,
-        ));
+        let anchor = lease_anchor_ns(round.sent_ns, io.now_mono_ns(), self.cfg.bugs.lease_anchor_on_receive);
+        r.lease_anchor_ns = Some(anchor);
         r.confirmed = Some(round);
+        if self.cfg.read_mode == ReadMode::CheckQuorumLease {
+            let deadline = anchor + self.lease_len_ns();
+            io.set_timer(LEASE_DEADLINE, deadline.saturating_sub(io.now_mono_ns()));
+        }
         self.serve_ready_reads(io);
     }
 
@@ -231,21 +235,34 @@ impl Raft {
         let Some(anchor) = self.read.lease_anchor_ns else {
             return false;
         };
+        now_ns < anchor + self.lease_len_ns()
+    }
+
+    fn lease_len_ns(&self) -> u64 {
         // BUG(lease-no-drift-margin): the lease lasts the whole minimum
         // election timeout, as if every clock ran at the same rate.
-        let len = if self.cfg.bugs.lease_no_drift_margin {
-            self.election_timeout_min_ns()
-        } else {
-            lease_ns(self.election_timeout_min_ns(), self.cfg.clock_drift_ppm_max)
-        };
-        now_ns < anchor + len
+        if self.cfg.bugs.lease_no_drift_margin {
+            return self.election_timeout_min_ns();
+        }
+        lease_ns(self.election_timeout_min_ns(), self.cfg.clock_drift_ppm_max)
+    }
+
+    /// With `check-quorum-lease` reads, check-quorum proper: a leader whose
+    /// lease ran out steps down, since its reads trust leadership alone.
+    /// Also run before each read: a stalled node may handle reads that
+    /// queued up behind the deadline before the deadline itself.
+    pub(super) fn on_lease_deadline(&mut self, io: &mut RaftIo) {
+        let anchored = self.read.lease_anchor_ns.is_some();
+        if self.role == Role::Leader && anchored && !self.lease_valid(io.now_mono_ns()) {
+            self.lost_quorum(io);
+        }
     }
 
     /// Whether a request for votes must be ignored: a lease may rest on this
     /// node's answers. Ignored, not refused, so its term does not move
     /// either (a higher term would depose the leader on its next answer).
     pub(super) fn refuses_vote(&self, io: &mut RaftIo) -> bool {
-        if self.cfg.read_mode != ReadMode::Lease {
+        if !self.cfg.read_mode.leased() {
             return false;
         }
         // BUG(lease-no-vote-refusal): only pre-votes check for a live leader;
@@ -291,6 +308,9 @@ impl Raft {
     }
 
     fn linearizable_get(&mut self, io: &mut RaftIo, req_id: u64, key: u32) {
+        if self.cfg.read_mode == ReadMode::CheckQuorumLease {
+            self.on_lease_deadline(io);
+        }
         if self.role != Role::Leader {
             io.reply(req_id, ClientReply::NotLeader { hint: self.leader });
             return;
@@ -303,7 +323,14 @@ impl Raft {
             self.reply_value(io, req_id, key);
             return;
         }
-        if self.cfg.read_mode == ReadMode::Lease && self.lease_valid(io.now_mono_ns()) && self.applied >= floor {
+        let leased = match self.cfg.read_mode {
+            ReadMode::Lease => self.lease_valid(io.now_mono_ns()),
+            // Leading is proof enough once a round of this term was
+            // confirmed: the deadline timer deposes a leader without a lease.
+            ReadMode::CheckQuorumLease => self.read.lease_anchor_ns.is_some(),
+            _ => false,
+        };
+        if leased && self.applied >= floor {
             io.reached("lease-read");
             self.reply_value(io, req_id, key);
             return;

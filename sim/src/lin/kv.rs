@@ -2,8 +2,10 @@
 //! semantics of [`crate::workload::apply_kv`]. Follower reads are not
 //! linearizable by design; [`super::DstHistory`] leaves them out.
 
-use super::model::Model;
+use super::history::Op;
+use super::model::{Model, Seen};
 use crate::workload::{apply_kv, KvOp, KvResult, Value};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Keys are `u32`, a key's value is a list (empty when absent).
 #[derive(Clone, Copy, Debug, Default)]
@@ -43,6 +45,80 @@ impl Model for DstKv {
 
     fn is_blind_write(&self, input: &KvOp) -> bool {
         matches!(input, KvOp::Put { .. })
+    }
+
+    /// Values are unique per write in dst's histories; where a value is
+    /// written once, what happened to an unknown-outcome write of it shows:
+    /// - a completed get that returned it, or an applied cas that expected
+    ///   it, saw it: the write took effect before that op completed;
+    /// - if no get returned it and no cas expected it, it stayed unseen:
+    ///   until a later put or cas replaced it, the value stayed in the
+    ///   state, where any get or applied cas would have seen it, and after,
+    ///   the state is the same with or without the write. Only a cas that
+    ///   did not apply may have been affected by it (the state was not what
+    ///   it expected), so a put or append lurks while such a cas completes
+    ///   after it was invoked, and is never seen otherwise.
+    fn seen(&self, ops: &[&Op<KvOp, KvResult>]) -> Vec<Seen> {
+        let last_refusal = ops
+            .iter()
+            .filter(|o| self.is_refusal(&o.input, o.output.as_ref()))
+            .map(|o| o.complete.unwrap_or(u64::MAX))
+            .max();
+        let written = |op: &KvOp| match op {
+            KvOp::Put { value, .. } | KvOp::Append { value, .. } | KvOp::Cas { value, .. } => Some(*value),
+            _ => None,
+        };
+        let mut writes: BTreeMap<u64, usize> = BTreeMap::new();
+        // Value -> where the first op that saw it completed.
+        let mut saw: BTreeMap<u64, u64> = BTreeMap::new();
+        // Values some op may have seen or compared against.
+        let mut named: BTreeSet<u64> = BTreeSet::new();
+        for o in ops {
+            if let Some(v) = written(&o.input) {
+                *writes.entry(v).or_default() += 1;
+            }
+            let seen_values: &[u64] = match (&o.input, &o.output, o.complete) {
+                (_, Some(KvResult::Value { value }), Some(_)) => value,
+                (KvOp::Cas { expected, .. }, Some(KvResult::Cas { applied: true }), Some(_)) => expected,
+                _ => &[],
+            };
+            for &v in seen_values {
+                let at = o.complete.unwrap_or(u64::MAX);
+                saw.entry(v).and_modify(|p| *p = (*p).min(at)).or_insert(at);
+            }
+            named.extend(seen_values.iter().copied());
+            if let KvOp::Cas { expected, .. } = &o.input {
+                named.extend(expected.iter().copied());
+            }
+        }
+        ops.iter()
+            .map(|o| {
+                let Some(v) = written(&o.input).filter(|v| o.output.is_none() && writes[v] == 1) else {
+                    return Seen::Maybe;
+                };
+                if let Some(&at) = saw.get(&v) {
+                    return Seen::Before(at);
+                }
+                if named.contains(&v) {
+                    return Seen::Maybe;
+                }
+                // A cas may not apply, so only an unconditional write is
+                // sure to leave a state no refusal expected.
+                let unconditional = matches!(o.input, KvOp::Put { .. } | KvOp::Append { .. });
+                match last_refusal {
+                    Some(r) if r > o.invoke && unconditional => Seen::OnlyByRefusals,
+                    Some(r) if r > o.invoke => Seen::Maybe,
+                    _ => Seen::Never,
+                }
+            })
+            .collect()
+    }
+
+    fn is_refusal(&self, input: &KvOp, output: Option<&KvResult>) -> bool {
+        matches!(
+            (input, output),
+            (KvOp::Cas { .. }, Some(KvResult::Cas { applied: false }))
+        )
     }
 
     fn describe_op(&self, input: &KvOp, output: Option<&KvResult>) -> String {

@@ -90,12 +90,23 @@ impl Hasher for PassThrough {
     }
 }
 
+/// What may be placed next from a configuration, least restricted first:
+/// each level allows a subset of what the one before it allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Restriction {
+    None,
+    /// After an unknown-outcome op: no blind write next.
+    NoBlindWrite,
+    /// After a lurking op: only a refusal next (never a blind write).
+    RefusalOnly,
+}
+
 struct Slot<S> {
     bits: Bits,
     state: S,
-    /// Explored only with the restriction that follows an unknown-outcome
-    /// op (no blind write next), so an unrestricted visit must explore again.
-    restricted: bool,
+    /// How restricted the exploration from here was (see [`Restriction`]);
+    /// a less restricted visit must explore again.
+    restricted: Restriction,
     /// Next slot with the same hash.
     chain: u32,
 }
@@ -120,7 +131,7 @@ const END: u32 = u32::MAX;
 
 impl<S: Clone + Eq + Hash> Memo<S> {
     /// Whether the configuration still needs exploring; records it if so.
-    pub fn admit(&mut self, bits: &Bits, state: &S, restricted: bool) -> bool {
+    pub fn admit(&mut self, bits: &Bits, state: &S, restricted: Restriction) -> bool {
         let mut h = WordHasher::default();
         bits.hash(&mut h);
         state.hash(&mut h);
@@ -130,8 +141,8 @@ impl<S: Clone + Eq + Hash> Memo<S> {
         while at != END {
             let slot = &mut self.slots[at as usize];
             if slot.bits == *bits && slot.state == *state {
-                if slot.restricted && !restricted {
-                    slot.restricted = false;
+                if slot.restricted > restricted {
+                    slot.restricted = restricted;
                     return true;
                 }
                 return false;
@@ -158,14 +169,18 @@ mod tests {
         let mut m: Memo<u8> = Memo::default();
         let mut b = Bits::new(70);
         b.set(69);
-        assert!(m.admit(&b, &1, true));
-        assert!(!m.admit(&b, &1, true));
-        assert!(m.admit(&b, &1, false));
-        assert!(!m.admit(&b, &1, true));
-        assert!(!m.admit(&b, &1, false));
-        assert!(m.admit(&b, &2, false));
+        use Restriction::*;
+        assert!(m.admit(&b, &1, RefusalOnly));
+        assert!(!m.admit(&b, &1, RefusalOnly));
+        assert!(m.admit(&b, &1, NoBlindWrite));
+        assert!(!m.admit(&b, &1, RefusalOnly));
+        assert!(!m.admit(&b, &1, NoBlindWrite));
+        assert!(m.admit(&b, &1, None));
+        assert!(!m.admit(&b, &1, NoBlindWrite));
+        assert!(!m.admit(&b, &1, None));
+        assert!(m.admit(&b, &2, None));
         b.clear(69);
-        assert!(m.admit(&b, &1, false));
+        assert!(m.admit(&b, &1, None));
     }
 
     #[test]

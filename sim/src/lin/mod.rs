@@ -33,7 +33,7 @@ mod tests;
 
 pub use history::{DstHistory, History, Op, ParseError, Recorder};
 pub use kv::DstKv;
-pub use model::Model;
+pub use model::{Model, Seen};
 pub use register::{Register, RegisterOp, RegisterOutput};
 pub use string_kv::{StrKvOp, StrKvOutput, StringKv};
 
@@ -84,7 +84,8 @@ pub enum Outcome {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checked {
     pub outcome: Outcome,
-    /// Ops searched (unknown-outcome reads are left out: they constrain nothing).
+    /// Ops searched (unknown-outcome reads are left out: they constrain
+    /// nothing; so are writes nothing could have observed).
     pub ops: usize,
     /// Keys searched before the verdict was reached.
     pub keys: usize,
@@ -101,20 +102,30 @@ pub fn check<M: Model>(model: &M, history: &History<M::Input, M::Output>, opts: 
         }
         parts.entry(model.key(&op.input)).or_default().push(i);
     }
-    let mut parts: Vec<(M::Key, Vec<usize>)> = parts.into_iter().collect();
+    // Per key: the ops to search and what was seen of each.
+    let mut parts: Vec<(M::Key, Vec<usize>, Vec<Seen>)> = parts
+        .into_iter()
+        .map(|(key, idx)| {
+            let ops: Vec<&Op<M::Input, M::Output>> = idx.iter().map(|&i| &history.ops[i]).collect();
+            let seen = model.seen(&ops);
+            let (kept, seen): (Vec<usize>, Vec<Seen>) =
+                idx.into_iter().zip(seen).filter(|(_, s)| *s != Seen::Never).unzip();
+            (key, kept, seen)
+        })
+        .collect();
     // Cheapest first; the sort is stable, so ties keep key order.
-    parts.sort_by_key(|(_, ops)| ops.len());
+    parts.sort_by_key(|(_, ops, _)| ops.len());
     let mut checked = Checked {
         outcome: Outcome::Linearizable,
-        ops: parts.iter().map(|(_, ops)| ops.len()).sum(),
+        ops: parts.iter().map(|(_, ops, _)| ops.len()).sum(),
         keys: 0,
         steps: 0,
     };
-    for (key, idx) in &parts {
+    for (key, idx, seen) in &parts {
         checked.keys += 1;
         let ops: Vec<&Op<M::Input, M::Output>> = idx.iter().map(|&i| &history.ops[i]).collect();
         let mut steps = 0;
-        let result = search::search(model, &ops, &mut steps, opts.budget_per_key);
+        let result = search::search(model, &ops, seen, &mut steps, opts.budget_per_key);
         checked.steps += steps;
         match result {
             KeyResult::Linearizable => {}
@@ -123,6 +134,14 @@ pub fn check<M: Model>(model: &M, history: &History<M::Input, M::Output>, opts: 
                 unplaced,
                 state,
             } => {
+                // A write dated by what saw it stands for the op that saw it.
+                let unplaced = match seen[unplaced] {
+                    Seen::Before(at) => ops
+                        .iter()
+                        .position(|o| o.is_completed() && o.complete == Some(at))
+                        .unwrap_or(unplaced),
+                    _ => unplaced,
+                };
                 checked.outcome = Outcome::NotLinearizable(Failure {
                     key: model.describe_key(key),
                     linearized: linearized.into_iter().map(|j| idx[j]).collect(),

@@ -1,8 +1,31 @@
 //! What the search needs to know about a system: its sequential
 //! specification as a state machine, and how its operations split by key.
 
+use super::history::Op;
 use std::fmt::Debug;
 use std::hash::Hash;
+
+/// What the rest of the history saw of an unknown-outcome op's effect;
+/// the less it could have seen, the less the search must try.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seen {
+    /// It may have been observed: every place after its invoke is tried.
+    Maybe,
+    /// Nothing could have observed it: it is taken never to have happened,
+    /// which changes no verdict, and is left out of the search.
+    Never,
+    /// An unconditional write that only a refusal could have observed (a
+    /// state that is not what the refusal expected). If it took effect
+    /// anywhere, it may as well have taken effect right before the refusal
+    /// it explains, and any such write invoked early enough would do, so
+    /// the search places only the earliest one still unplaced, and only
+    /// right before a refusal.
+    OnlyByRefusals,
+    /// A completed op returned what only this op could have written, and
+    /// completed at this position: the op took effect, and before then.
+    /// The search treats it as an op that returned there, output unknown.
+    Before(u64),
+}
 
 /// A sequential specification. The search replays candidate orders of the
 /// history's operations through [`Model::step`] and memoizes the states it
@@ -37,6 +60,20 @@ pub trait Model {
     /// operation placed right before such an op has no visible effect, so
     /// the search never places one there: it stays free for a later point.
     fn is_blind_write(&self, _input: &Self::Input) -> bool {
+        false
+    }
+
+    /// For each of `ops` (one key's, in history order), whether an
+    /// unknown-outcome op's effect could have been observed. Default: all
+    /// could, and the search tries every place for them.
+    fn seen(&self, ops: &[&Op<Self::Input, Self::Output>]) -> Vec<Seen> {
+        vec![Seen::Maybe; ops.len()]
+    }
+
+    /// A completed op whose output says only that the state was not what
+    /// it expected (a cas that did not apply): the one kind of op that an
+    /// [`Seen::OnlyByRefusals`] op may have affected.
+    fn is_refusal(&self, _input: &Self::Input, _output: Option<&Self::Output>) -> bool {
         false
     }
 

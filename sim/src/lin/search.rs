@@ -6,8 +6,8 @@
 //! linearized ops is explicit, so no history can overflow the thread stack.
 
 use super::history::Op;
-use super::memo::{Bits, Memo};
-use super::model::Model;
+use super::memo::{Bits, Memo, Restriction};
+use super::model::{Model, Seen};
 
 /// How one key's search ended.
 pub(crate) enum KeyResult<S> {
@@ -39,6 +39,7 @@ struct Frame<S> {
     /// The state before this op, restored when it is taken back.
     state: S,
     after_unknown: bool,
+    after_lurker: bool,
 }
 
 /// The call/return list: node 0 is the head; `match_of[call]` is the node
@@ -52,12 +53,13 @@ struct Links {
 }
 
 impl Links {
-    fn new<I, O>(ops: &[&Op<I, O>]) -> Links {
+    /// `ret_at[j]`: where op `j` must have taken effect by, if anywhere.
+    fn new<I, O>(ops: &[&Op<I, O>], ret_at: &[Option<u64>]) -> Links {
         // (position, returns after calls at equal positions, op, is_call)
         let mut order: Vec<(u64, u8, u32, bool)> = Vec::with_capacity(ops.len() * 2);
         for (j, op) in ops.iter().enumerate() {
             order.push((op.invoke, 0, j as u32, true));
-            if let (true, Some(at)) = (op.is_completed(), op.complete) {
+            if let Some(at) = ret_at[j] {
                 order.push((at, 1, j as u32, false));
             }
         }
@@ -126,17 +128,46 @@ impl Links {
     }
 }
 
-/// Search one key's ops (all of one partition). `steps` counts model steps
-/// across keys; the search gives up once it passes `limit`.
+/// Search one key's ops (all of one partition), given what was seen of
+/// each ([`Seen`]). `steps` counts model steps across keys; the search
+/// gives up once it passes `limit`.
 pub(crate) fn search<M: Model>(
     model: &M,
     ops: &[&Op<M::Input, M::Output>],
+    seen: &[Seen],
     steps: &mut u64,
     limit: u64,
 ) -> KeyResult<M::State> {
-    let completed: Vec<bool> = ops.iter().map(|o| o.is_completed()).collect();
+    let has_output: Vec<bool> = ops.iter().map(|o| o.is_completed()).collect();
+    let ret_at: Vec<Option<u64>> = ops
+        .iter()
+        .zip(seen)
+        .map(|(o, s)| match (o.is_completed(), s) {
+            (true, _) => o.complete,
+            (false, Seen::Before(at)) => Some(*at),
+            _ => None,
+        })
+        .collect();
+    // Ops that must be placed: a known output, or a seen effect.
+    let completed: Vec<bool> = ret_at.iter().map(|r| r.is_some()).collect();
+    let lurk: Vec<bool> = seen.iter().map(|s| *s == Seen::OnlyByRefusals).collect();
+    let refusal: Vec<bool> = ops
+        .iter()
+        .zip(&has_output)
+        .map(|(o, c)| *c && model.is_refusal(&o.input, o.output.as_ref()))
+        .collect();
+    // Lurkers by invoke, which is list order: placing only the earliest
+    // unplaced one keeps the placed ones a prefix of this ranking.
+    let mut rank = vec![usize::MAX; ops.len()];
+    let mut by_invoke: Vec<usize> = (0..ops.len()).filter(|&j| lurk[j]).collect();
+    by_invoke.sort_by_key(|&j| (ops[j].invoke, j));
+    for (r, &j) in by_invoke.iter().enumerate() {
+        rank[j] = r;
+    }
+    let mut lurkers_placed = 0;
+    let mut after_lurker = false;
     let mut left = completed.iter().filter(|c| **c).count();
-    let mut links = Links::new(ops);
+    let mut links = Links::new(ops, &ret_at);
     let mut memo: Memo<M::State> = Memo::default();
     let mut bits = Bits::new(ops.len());
     let mut state = model.init();
@@ -159,23 +190,34 @@ pub(crate) fn search<M: Model>(
             Some(Entry { op, is_call: true }) => {
                 let j = op as usize;
                 let input = &ops[j].input;
-                let output = if completed[j] { ops[j].output.as_ref() } else { None };
-                if !(after_unknown && model.is_blind_write(input)) {
+                let output = if has_output[j] { ops[j].output.as_ref() } else { None };
+                let eligible = !(after_unknown && model.is_blind_write(input))
+                    && (!after_lurker || refusal[j])
+                    && (!lurk[j] || rank[j] == lurkers_placed);
+                if eligible {
                     *steps += 1;
                     if *steps > limit {
                         return KeyResult::GaveUp;
                     }
                     if let Some(next_state) = model.step(&state, input, output) {
                         bits.set(j);
-                        let restricted = !completed[j];
-                        if memo.admit(&bits, &next_state, restricted) {
+                        let restricted = !has_output[j];
+                        let level = match (lurk[j], restricted) {
+                            (true, _) => Restriction::RefusalOnly,
+                            (false, true) => Restriction::NoBlindWrite,
+                            (false, false) => Restriction::None,
+                        };
+                        if memo.admit(&bits, &next_state, level) {
                             let prior = std::mem::replace(&mut state, next_state);
                             stack.push(Frame {
                                 call: node,
                                 state: prior,
                                 after_unknown,
+                                after_lurker,
                             });
                             after_unknown = restricted;
+                            after_lurker = lurk[j];
+                            lurkers_placed += lurk[j] as usize;
                             links.lift(node);
                             left -= completed[j] as usize;
                             node = links.next[HEAD as usize];
@@ -211,6 +253,8 @@ pub(crate) fn search<M: Model>(
                 bits.clear(j);
                 state = top.state;
                 after_unknown = top.after_unknown;
+                after_lurker = top.after_lurker;
+                lurkers_placed -= lurk[j] as usize;
                 links.unlift(top.call);
                 left += completed[j] as usize;
                 node = links.next[top.call as usize];

@@ -6,8 +6,10 @@ use super::*;
 use crate::workload::{apply_kv, KvOp, KvResult};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
 
 type KvHistory = History<KvOp, KvResult>;
+type KvOp_ = Op<KvOp, KvResult>;
 
 fn op<I, O>(client: u64, input: I, output: Option<O>, invoke: u64, complete: Option<u64>) -> Op<I, O> {
     Op {
@@ -490,4 +492,124 @@ fn a_completion_before_its_invoke_is_judged_without_a_panic() {
     };
     let c = run(&h);
     assert!(matches!(c.outcome, Outcome::NotLinearizable(_)), "{c:?}");
+}
+
+/// A small random history of dst's store with every written value unique,
+/// as the simulator writes them, and cas ops that expect values written
+/// earlier, so that unknown-outcome writes are often left unobserved.
+fn unique_kv_history(rng: &mut ChaCha8Rng) -> KvHistory {
+    let mut h = History::default();
+    let n = rng.gen_range(1..=8);
+    let mut points = Vec::new();
+    for k in 0..n {
+        let invoke = rng.gen_range(0..16u64);
+        let complete = invoke + rng.gen_range(1..8);
+        points.push((invoke as f64 + rng.gen::<f64>() * (complete - invoke) as f64, k));
+        let (key, value) = (rng.gen_range(0..2), 100 + k as u64);
+        let input = match rng.gen_range(0..5) {
+            0 => put(key, value),
+            1 | 2 => append(key, value),
+            3 => get(key),
+            _ => KvOp::Cas {
+                key,
+                expected: (0..rng.gen_range(0..2))
+                    .map(|_| rng.gen_range(100..100 + n as u64))
+                    .collect(),
+                value,
+            },
+        };
+        h.ops.push(op(k as u64 % 4, input, None, invoke, Some(complete)));
+    }
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut states: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
+    for (_, k) in points {
+        let o = &mut h.ops[k];
+        let state = states.entry(o.input.key()).or_default();
+        let unknown = rng.gen_bool(0.4);
+        if unknown && rng.gen_bool(0.5) {
+            continue;
+        }
+        let mut out = apply_kv(state, &o.input);
+        if let (true, KvResult::Value { value }) = (rng.gen_bool(0.3), &mut out) {
+            // A stale or made-up read.
+            if value.pop().is_none() {
+                value.push(100 + n as u64);
+            }
+        }
+        o.output = (!unknown).then_some(out);
+        if unknown && rng.gen_bool(0.5) {
+            o.complete = None;
+        }
+    }
+    h
+}
+
+#[test]
+fn leaving_out_unobservable_writes_agrees_with_brute_force() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let (mut pruned, mut lurking, mut dated, mut yes, mut no) = (0, 0, 0, 0, 0);
+    for i in 0..5000 {
+        let h = unique_kv_history(&mut rng);
+        for key in 0..2 {
+            let ops: Vec<&KvOp_> = h.ops.iter().filter(|o| o.input.key() == key).collect();
+            lurking += usize::from(DstKv.seen(&ops).contains(&Seen::OnlyByRefusals));
+            dated += usize::from(DstKv.seen(&ops).iter().any(|s| matches!(s, Seen::Before(_))));
+        }
+        let want = brute::linearizable(&DstKv, &h);
+        let got = run(&h);
+        let searched = h.ops.iter().filter(|o| o.is_completed() || !o.input.is_read()).count();
+        pruned += usize::from(got.ops < searched);
+        match &got.outcome {
+            Outcome::Linearizable => assert!(want, "history {i}: search says linearizable: {h:#?}"),
+            Outcome::NotLinearizable(f) => {
+                assert!(!want, "history {i}: search says not linearizable: {h:#?}\n{f:?}");
+                assert!(valid_prefix_for_key(&DstKv, &h, f), "history {i}: bad evidence {f:?}");
+            }
+            Outcome::Unknown { reason, .. } => panic!("history {i}: {reason}"),
+        }
+        if want {
+            yes += 1;
+        } else {
+            no += 1;
+        }
+    }
+    assert!(pruned > 500, "writes were left out in {pruned} histories");
+    assert!(lurking > 200, "writes lurked in {lurking} keys");
+    assert!(dated > 200, "writes were seen, so dated, in {dated} keys");
+    assert!(yes > 1000 && no > 500, "{yes} linearizable, {no} not");
+}
+
+#[test]
+fn an_unobserved_unknown_write_is_left_out_and_an_observed_one_kept() {
+    let h = History {
+        ops: vec![
+            op(0, put(1, 10), done(), 0, Some(1)),
+            op(1, append(1, 11), None, 2, None),
+            op(2, put(1, 12), None, 3, Some(4)),
+            op(3, get(1), read(&[10, 11]), 5, Some(6)),
+        ],
+    };
+    let c = run(&h);
+    assert_eq!(c.outcome, Outcome::Linearizable);
+    assert_eq!(c.ops, 3, "put 12 was never seen, append 11 was");
+    let failed_cas = History {
+        ops: vec![
+            op(0, put(1, 10), done(), 0, Some(1)),
+            op(1, put(1, 12), None, 2, None),
+            op(
+                2,
+                KvOp::Cas {
+                    key: 1,
+                    expected: vec![10],
+                    value: 13,
+                },
+                Some(KvResult::Cas { applied: false }),
+                3,
+                Some(4),
+            ),
+        ],
+    };
+    let c = run(&failed_cas);
+    assert_eq!(c.outcome, Outcome::Linearizable, "only put 12 explains the failed cas");
+    assert_eq!(c.ops, 3);
 }
