@@ -1,0 +1,226 @@
+//! The clients: each runs one op at a time, with think time between ops,
+//! and retries refused attempts until the op ends ok, failed, or unknown
+//! (a timeout among them).
+
+use super::{Ev, World, MS};
+use crate::event::EventKind;
+use crate::machine::{Machine, NodeId};
+use crate::rng::range;
+use crate::workload::{ClientReply, ClientReq, KvOp, KvResult, Value};
+use std::collections::BTreeMap;
+
+struct OpState {
+    op_id: u64,
+    op: KvOp,
+    req_id: u64,
+    attempts: u32,
+    /// Where the current attempt went.
+    node: NodeId,
+}
+
+/// A client behaves like a real driver: it keeps sending to the node that
+/// last served it as leader, follows a refusal's hint, tries the next node
+/// round robin when a refusal names none, and forgets the leader when an op
+/// times out or ends unknown.
+#[derive(Default)]
+pub(super) struct Client {
+    op: Option<OpState>,
+    /// Where the next attempt goes (a hint or the next node in turn).
+    next: Option<NodeId>,
+    /// The node that last served a leader-only op.
+    leader: Option<NodeId>,
+    last_read: BTreeMap<u32, Value>,
+}
+
+impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
+    /// The arrival time of a request or reply sent now between a client and a node.
+    pub(super) fn client_latency(&mut self) -> u64 {
+        self.now + range(&mut self.work_rng, MS / 2, 2 * MS)
+    }
+
+    fn next_tick(&mut self, client: u32) {
+        let think = range(&mut self.work_rng, 0, self.scenario.workload.think_ms_max * MS);
+        self.at(self.now + think, Ev::ClientTick { client });
+    }
+
+    fn pick_op(&mut self, client: u32) -> KvOp {
+        let w = &self.scenario.workload;
+        let key = range(&mut self.work_rng, 0, w.keys as u64 - 1) as u32;
+        self.next_op += 1;
+        // Unique per write, so a value read back names the write that made it.
+        let value = self.next_op;
+        let mix = [
+            w.put_weight,
+            w.append_weight,
+            w.get_weight,
+            w.cas_weight,
+            w.follower_get_weight,
+        ];
+        let total: u64 = mix.iter().map(|x| *x as u64).sum();
+        let mut r = range(&mut self.work_rng, 0, total - 1) as u32;
+        let spell = match w.read_spell_ms {
+            0 => None,
+            ms => self.read_only_spells.get((self.now / (ms * MS)) as usize),
+        };
+        if spell == Some(&true) && (r as u64) < (w.put_weight + w.append_weight) as u64 {
+            return KvOp::Get { key };
+        }
+        for (i, weight) in mix.into_iter().enumerate() {
+            if r < weight {
+                return match i {
+                    3 if spell == Some(&true) => KvOp::Get { key },
+                    0 => KvOp::Put { key, value },
+                    1 => KvOp::Append { key, value },
+                    2 => KvOp::Get { key },
+                    3 => {
+                        let expected = self.clients[client as usize]
+                            .last_read
+                            .get(&key)
+                            .cloned()
+                            .unwrap_or_default();
+                        KvOp::Cas { key, expected, value }
+                    }
+                    _ => KvOp::FollowerGet { key },
+                };
+            }
+            r -= weight;
+        }
+        KvOp::Get { key }
+    }
+
+    pub(super) fn invoke(&mut self, client: u32) {
+        let op = self.pick_op(client);
+        let op_id = self.next_op;
+        self.record(
+            None,
+            EventKind::Invoke {
+                client,
+                op_id,
+                op: op.clone(),
+            },
+        );
+        self.next_req += 1;
+        let req_id = self.next_req;
+        self.clients[client as usize].op = Some(OpState {
+            op_id,
+            op,
+            req_id,
+            attempts: 0,
+            node: 0,
+        });
+        let timeout = self.now + self.scenario.workload.op_timeout_ms * MS;
+        self.at(timeout, Ev::ClientTimeout { client, op_id });
+        self.attempt(client, 0);
+    }
+
+    /// Send the current op of `client` where its retry policy says, or to a
+    /// random node, after `delay_ns` (a retry backoff). A follower read
+    /// starts at a random node: any node may serve it.
+    fn attempt(&mut self, client: u32, delay_ns: u64) {
+        let n = self.nodes.len() as u64;
+        let guess = range(&mut self.work_rng, 0, n - 1) as NodeId;
+        self.next_req += 1;
+        let req_id = self.next_req;
+        let c = &mut self.clients[client as usize];
+        let Some(op) = c.op.as_mut() else { return };
+        let first = op.attempts == 0;
+        let anywhere = first && matches!(op.op, KvOp::FollowerGet { .. });
+        let retry_to = c.next.take();
+        let home = (client as u64 % n) as NodeId;
+        let node = match (anywhere, retry_to, c.leader) {
+            (true, _, _) => guess,
+            (false, Some(n), _) => n,
+            (false, None, _) if first && self.scenario.workload.bound_clients => home,
+            (false, None, Some(l)) if first => l,
+            _ => guess,
+        };
+        op.node = node;
+        op.req_id = req_id;
+        op.attempts += 1;
+        let req = ClientReq {
+            req_id,
+            op: op.op.clone(),
+        };
+        let t = self.client_latency() + delay_ns;
+        self.at(t, Ev::ClientReq { node, req });
+    }
+
+    /// An op still open when its deadline comes ends unknown.
+    pub(super) fn client_timeout(&mut self, client: u32, op_id: u64) {
+        let c = &self.clients[client as usize];
+        if c.op.as_ref().is_some_and(|o| o.op_id == op_id) {
+            self.unknown(client, op_id, "timeout");
+        }
+    }
+
+    /// The op ended with an unknown outcome: it may yet take effect. The
+    /// client forgets where the leader was and moves on to its next op.
+    fn unknown(&mut self, client: u32, op_id: u64, why: &str) {
+        let c = &mut self.clients[client as usize];
+        c.op = None;
+        c.next = None;
+        c.leader = None;
+        self.record(
+            None,
+            EventKind::Info {
+                client,
+                op_id,
+                why: why.into(),
+            },
+        );
+        self.next_tick(client);
+    }
+
+    pub(super) fn client_reply(&mut self, req_id: u64, reply: ClientReply) {
+        let Some(client) = self
+            .clients
+            .iter()
+            .position(|c| c.op.as_ref().is_some_and(|o| o.req_id == req_id))
+        else {
+            return; // a late answer to an op that already ended
+        };
+        let cl = client as u32;
+        let op = self.clients[client].op.take().expect("matched above");
+        match reply {
+            ClientReply::Ok(result) => {
+                if let (KvResult::Value { value }, KvOp::Get { key } | KvOp::FollowerGet { key }) = (&result, &op.op) {
+                    self.clients[client].last_read.insert(*key, value.clone());
+                }
+                if !matches!(op.op, KvOp::FollowerGet { .. }) {
+                    self.clients[client].leader = Some(op.node);
+                }
+                self.record(
+                    None,
+                    EventKind::Ok {
+                        client: cl,
+                        op_id: op.op_id,
+                        result,
+                    },
+                );
+                self.next_tick(cl);
+            }
+            ClientReply::Unknown => self.unknown(cl, op.op_id, "unknown"),
+            ClientReply::NotLeader { hint } => {
+                if op.attempts >= self.scenario.workload.retries_max {
+                    self.record(
+                        None,
+                        EventKind::Fail {
+                            client: cl,
+                            op_id: op.op_id,
+                            why: "no leader".into(),
+                        },
+                    );
+                    self.next_tick(cl);
+                    return;
+                }
+                let n = self.nodes.len();
+                let c = &mut self.clients[client];
+                c.next = Some(hint.filter(|h| *h != op.node).unwrap_or((op.node + 1) % n));
+                c.leader = None;
+                c.op = Some(op);
+                let backoff = range(&mut self.work_rng, 1, self.scenario.workload.retry_backoff_ms) * MS;
+                self.attempt(cl, backoff);
+            }
+        }
+    }
+}

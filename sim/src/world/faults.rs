@@ -1,0 +1,182 @@
+//! The nemesis at work: fault actions of the plan, the heal that starts the
+//! liveness phase, and pauses, which hold a node's inputs until it resumes.
+
+use super::{Ev, World, MS};
+use crate::event::{EventKind, Role};
+use crate::machine::{Machine, NodeId};
+use crate::nemesis::{Action, Target};
+use crate::rng::range;
+use std::collections::VecDeque;
+
+impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
+    fn resolve(&self, t: Target) -> NodeId {
+        match t {
+            Target::Node(n) => n,
+            Target::Leader => self
+                .nodes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| match s.role {
+                    Some((Role::Leader, term)) if s.machine.is_some() => Some((term, i)),
+                    _ => None,
+                })
+                .max()
+                .map_or(0, |(_, i)| i),
+        }
+    }
+
+    pub(super) fn apply(&mut self, action: Action) {
+        let n = self.nodes.len();
+        let action = match action {
+            Action::Isolate { target, inbound_only } => Action::Isolate {
+                target: Target::Node(self.resolve(target)),
+                inbound_only,
+            },
+            Action::PauseLeader { ms } => Action::Pause {
+                node: self.resolve(Target::Leader),
+                ms,
+            },
+            Action::ClockDriftLeader { ppm } => Action::ClockDrift {
+                node: self.resolve(Target::Leader),
+                ppm,
+            },
+            Action::CutLeaderLink { peer, outbound } => {
+                let leader = self.resolve(Target::Leader);
+                let peers: Vec<NodeId> = (0..n).filter(|&p| p != leader).collect();
+                // A one-node cluster has no link to cut: an empty cut.
+                let other: Vec<NodeId> = peers.get(peer % peers.len().max(1)).copied().into_iter().collect();
+                if outbound {
+                    Action::PartitionOneWay {
+                        from: vec![leader],
+                        to: other,
+                    }
+                } else {
+                    Action::PartitionOneWay {
+                        from: other,
+                        to: vec![leader],
+                    }
+                }
+            }
+            a => a,
+        };
+        self.record(None, EventKind::Fault { action: action.clone() });
+        match action {
+            Action::Partition { groups } => self.net.partition(&groups),
+            Action::PartitionOneWay { from, to } => {
+                for &f in &from {
+                    for &t in &to {
+                        self.net.cut(f, t);
+                    }
+                }
+            }
+            Action::Isolate { target, inbound_only } => {
+                let node = self.resolve(target);
+                self.net.isolate(node, n, inbound_only);
+            }
+            Action::Link {
+                from,
+                to,
+                drop_per_million,
+                delay_ms_extra,
+            } => self.net.degrade(from, to, drop_per_million, delay_ms_extra),
+            Action::Heal => self.net.heal(),
+            Action::Crash { node } => self.crash(node),
+            Action::Restart { node } => {
+                if self.nodes[node].machine.is_none() {
+                    self.boot(node, true);
+                }
+            }
+            Action::Pause { node, ms } => {
+                let slot = &mut self.nodes[node];
+                slot.paused_until = slot.paused_until.max(self.now + ms * MS);
+            }
+            Action::PauseLeader { .. } | Action::ClockDriftLeader { .. } | Action::CutLeaderLink { .. } => {
+                unreachable!("resolved to a node above")
+            }
+            Action::ClockOffset { node, ns } => self.nodes[node].clock.set_offset(self.now, ns),
+            Action::ClockDrift { node, ppm } => self.nodes[node].clock.set_drift(self.now, ppm),
+            Action::ClockJump { node, ns } => self.nodes[node].clock.jump(self.now, ns),
+        }
+    }
+
+    /// The liveness phase: message chaos stops, links heal, crashed nodes
+    /// restart; a minority (the leader, if the swarm drew it) may stay cut off.
+    pub(super) fn heal(&mut self) {
+        self.healed = true;
+        self.net.heal();
+        self.net.chaos = false;
+        let mut impaired = Vec::new();
+        if let Some(inbound_only) = self.draw.impair_leader {
+            let node = self.resolve(Target::Leader);
+            self.net.isolate(node, self.nodes.len(), inbound_only);
+            impaired.push(node);
+        }
+        self.record(None, EventKind::Heal { impaired });
+        for node in 0..self.nodes.len() {
+            self.nodes[node].paused_until = 0;
+            self.release(node);
+            if self.nodes[node].machine.is_none() {
+                self.record(
+                    None,
+                    EventKind::Fault {
+                        action: Action::Restart { node },
+                    },
+                );
+                self.boot(node, true);
+            }
+        }
+    }
+
+    /// Stashes an event for a paused node, to be handed over when the pause
+    /// ends; any other event comes back to be handled now.
+    pub(super) fn hold_if_paused(&mut self, ev: Ev<M::Msg>) -> Option<Ev<M::Msg>> {
+        let Some(node) = ev.target() else { return Some(ev) };
+        let slot = &mut self.nodes[node];
+        if slot.paused_until <= self.now {
+            return Some(ev);
+        }
+        if slot.stash.is_empty() {
+            let until = slot.paused_until;
+            self.at(until, Ev::Resume { node });
+        }
+        self.nodes[node].stash.push(ev);
+        None
+    }
+
+    /// A pause may have been extended since this resume was queued.
+    pub(super) fn resume(&mut self, node: NodeId) {
+        let until = self.nodes[node].paused_until;
+        if until > self.now {
+            self.at(until, Ev::Resume { node });
+        } else {
+            self.release(node);
+        }
+    }
+
+    /// Requeues what a paused node missed, now: each source (a peer, a
+    /// client request, the node's own timers and disk) keeps its order,
+    /// and the sources are interleaved at random.
+    fn release(&mut self, node: NodeId) {
+        let stash = std::mem::take(&mut self.nodes[node].stash);
+        let mut sources: Vec<(u64, VecDeque<Ev<M::Msg>>)> = Vec::new();
+        for ev in stash {
+            let key = match &ev {
+                Ev::Deliver { from, .. } => *from as u64,
+                Ev::ClientReq { req, .. } => (1 << 32) + req.req_id,
+                _ => u64::MAX,
+            };
+            match sources.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, q)) => q.push_back(ev),
+                None => sources.push((key, VecDeque::from([ev]))),
+            }
+        }
+        while !sources.is_empty() {
+            let i = range(&mut self.net_rng, 0, sources.len() as u64 - 1) as usize;
+            let ev = sources[i].1.pop_front().expect("sources are non-empty");
+            if sources[i].1.is_empty() {
+                sources.remove(i);
+            }
+            self.at(self.now, ev);
+        }
+    }
+}

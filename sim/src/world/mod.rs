@@ -1,0 +1,281 @@
+//! The world runs one seed: it owns true time, the network, every node's
+//! clock and disk, the clients and the nemesis, and it is the only code that
+//! touches madsim. Each input to a node is one step of its sans-IO machine;
+//! every effect becomes a trace event that the checkers see at once.
+//!
+//! This file holds the event loop; the nodes, their messages, the clients
+//! and the faults each have their own module.
+
+mod client;
+mod faults;
+mod messages;
+mod node;
+mod panic;
+mod verdict;
+
+pub use panic::{install_panic_hook, panic_text};
+pub use verdict::{RunOutcome, RunSpec, Status, Verdict};
+
+use crate::check::Invariant;
+use crate::event::EventKind;
+use crate::machine::{Machine, NodeId, SyncTicket, TimerId};
+use crate::nemesis::{PlanEntry, SwarmDraw};
+use crate::net::{NetConfig, Network};
+use crate::rng::{chance, range, stream, Stream};
+use crate::scenario::Scenario;
+use crate::trace::Trace;
+use crate::workload::{ClientReply, ClientReq};
+use client::Client;
+use node::Slot;
+use rand_chacha::ChaCha8Rng;
+use std::collections::{BTreeMap, BTreeSet};
+
+const MS: u64 = 1_000_000;
+
+enum Ev<Msg> {
+    Plan(usize),
+    Heal,
+    End,
+    Deliver {
+        id: u64,
+        from: NodeId,
+        to: NodeId,
+        msg: Msg,
+    },
+    Timer {
+        node: NodeId,
+        inc: u64,
+        id: TimerId,
+        gen: u64,
+    },
+    Fsync {
+        node: NodeId,
+        inc: u64,
+        ticket: SyncTicket,
+        mark: u64,
+    },
+    ClientReq {
+        node: NodeId,
+        req: ClientReq,
+    },
+    ClientResp {
+        req_id: u64,
+        reply: ClientReply,
+    },
+    ClientTick {
+        client: u32,
+    },
+    ClientTimeout {
+        client: u32,
+        op_id: u64,
+    },
+    /// A paused node's stall may be over: hand it what waited.
+    Resume {
+        node: NodeId,
+    },
+}
+
+impl<Msg> Ev<Msg> {
+    /// The node whose machine handles this event, if any (pauses defer it).
+    fn target(&self) -> Option<NodeId> {
+        match self {
+            Ev::Deliver { to, .. } => Some(*to),
+            Ev::Timer { node, .. } | Ev::Fsync { node, .. } | Ev::ClientReq { node, .. } => Some(*node),
+            _ => None,
+        }
+    }
+}
+
+struct World<'a, M: Machine, F: Fn(NodeId) -> M> {
+    scenario: &'a Scenario,
+    factory: F,
+    now: u64,
+    seq: u64,
+    queue: BTreeMap<(u64, u64), Ev<M::Msg>>,
+    nodes: Vec<Slot<M>>,
+    net: Network,
+    net_rng: ChaCha8Rng,
+    disk_rng: ChaCha8Rng,
+    work_rng: ChaCha8Rng,
+    /// Per spell of `read_spell_ms`: whether writes are held back.
+    read_only_spells: Vec<bool>,
+    draw: SwarmDraw,
+    plan: Vec<PlanEntry>,
+    clients: Vec<Client>,
+    next_op: u64,
+    next_req: u64,
+    next_msg: u64,
+    trace: Trace,
+    checkers: Vec<Box<dyn Invariant>>,
+    verdict: Option<Verdict>,
+    coverage: BTreeSet<String>,
+    healed: bool,
+}
+
+/// Run one seed of a scenario on a fresh madsim runtime. `factory` builds a
+/// node's machine at boot and at every restart.
+pub fn run<M, F>(spec: RunSpec<'_>, factory: F) -> RunOutcome
+where
+    M: Machine,
+    F: Fn(NodeId) -> M,
+{
+    let rt = madsim::runtime::Runtime::with_seed_and_config(spec.seed, madsim::Config::default());
+    let _in_run = panic::InRun::enter();
+    rt.block_on(async move {
+        let mut w = World::new(spec, factory);
+        w.run().await;
+        w.outcome()
+    })
+}
+
+impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
+    fn new(spec: RunSpec<'a>, factory: F) -> Self {
+        let sc = spec.scenario;
+        let draw = sc.faults.draw(&mut stream(spec.seed, Stream::Swarm));
+        let plan = spec.plan.unwrap_or_else(|| {
+            sc.faults
+                .plan(&draw, sc.nodes, sc.safety_ms * MS, &mut stream(spec.seed, Stream::Plan))
+        });
+        let read_only_spells = match sc.workload.read_spell_ms {
+            0 => Vec::new(),
+            ms => {
+                let mut rng = stream(spec.seed, Stream::Spells);
+                let spells = (sc.safety_ms + sc.liveness_ms) / ms + 1;
+                (0..spells).map(|_| chance(&mut rng, 0.5)).collect()
+            }
+        };
+        World {
+            scenario: sc,
+            factory,
+            now: 0,
+            seq: 0,
+            queue: BTreeMap::new(),
+            nodes: (0..sc.nodes)
+                .map(|i| Slot::new(stream(spec.seed, Stream::Node(i))))
+                .collect(),
+            net: Network::new(NetConfig::from(&draw)),
+            net_rng: stream(spec.seed, Stream::Net),
+            disk_rng: stream(spec.seed, Stream::Disk),
+            work_rng: stream(spec.seed, Stream::Workload),
+            read_only_spells,
+            draw,
+            plan,
+            clients: (0..sc.workload.clients).map(|_| Client::default()).collect(),
+            next_op: 0,
+            next_req: 0,
+            next_msg: 0,
+            trace: Trace::default(),
+            checkers: spec.checkers,
+            verdict: None,
+            coverage: BTreeSet::new(),
+            healed: false,
+        }
+    }
+
+    fn outcome(self) -> RunOutcome {
+        let mut counters = BTreeMap::new();
+        for c in &self.checkers {
+            for (k, v) in c.counters() {
+                counters.insert(k.to_string(), v);
+            }
+        }
+        RunOutcome {
+            verdict: self.verdict.unwrap_or_else(Verdict::pass),
+            draw: self.draw,
+            plan: self.plan,
+            coverage: self.coverage,
+            counters,
+            messages: self.next_msg,
+            sim_ns: self.now,
+            trace: self.trace,
+        }
+    }
+
+    fn at(&mut self, t: u64, ev: Ev<M::Msg>) {
+        self.seq += 1;
+        self.queue.insert((t.max(self.now), self.seq), ev);
+    }
+
+    /// Append to the trace and feed every checker; the first violation ends the run.
+    fn record(&mut self, node: Option<NodeId>, kind: EventKind) {
+        let e = self.trace.push(self.now, node, kind);
+        for c in self.checkers.iter_mut() {
+            if let Err(v) = c.observe(e) {
+                if self.verdict.is_none() {
+                    self.verdict = Some(Verdict::violation(v));
+                }
+            }
+        }
+    }
+
+    async fn run(&mut self) {
+        let sc = self.scenario;
+        for i in 0..self.plan.len() {
+            let t = self.plan[i].at_ns;
+            self.at(t, Ev::Plan(i));
+        }
+        self.at(sc.safety_ms * MS, Ev::Heal);
+        self.at((sc.safety_ms + sc.liveness_ms) * MS, Ev::End);
+        for n in 0..sc.nodes {
+            self.boot(n, false);
+        }
+        for c in 0..sc.workload.clients {
+            let t = range(&mut self.work_rng, 0, sc.workload.think_ms_max * MS);
+            self.at(t, Ev::ClientTick { client: c });
+        }
+        let start = madsim::time::Instant::now();
+        while let Some(((t, _), ev)) = self.queue.pop_first() {
+            if t > self.now {
+                madsim::time::sleep_until(start + std::time::Duration::from_nanos(t)).await;
+                self.now = t;
+            }
+            let Some(ev) = self.hold_if_paused(ev) else { continue };
+            if matches!(ev, Ev::End) {
+                self.finish();
+                return;
+            }
+            self.handle(ev);
+            if self.verdict.is_some() {
+                return;
+            }
+            if self.trace.len() as u64 > sc.event_budget {
+                let msg = format!("event budget of {} exhausted at {} ms", sc.event_budget, self.now / MS);
+                self.verdict = Some(Verdict::error(msg, vec![]));
+                return;
+            }
+        }
+    }
+
+    fn finish(&mut self) {
+        for c in self.checkers.iter_mut() {
+            if let Err(v) = c.finish(self.now) {
+                self.verdict = Some(Verdict::violation(v));
+                return;
+            }
+        }
+    }
+
+    fn handle(&mut self, ev: Ev<M::Msg>) {
+        match ev {
+            Ev::Plan(i) => {
+                let action = self.plan[i].action.clone();
+                self.apply(action);
+            }
+            Ev::Heal => self.heal(),
+            Ev::Resume { node } => self.resume(node),
+            Ev::End => {}
+            Ev::Deliver { id, from, to, msg } => self.deliver(id, from, to, msg),
+            Ev::Timer { node, inc, id, gen } => self.timer(node, inc, id, gen),
+            Ev::Fsync {
+                node,
+                inc,
+                ticket,
+                mark,
+            } => self.fsynced(node, inc, ticket, mark),
+            Ev::ClientReq { node, req } => self.client_request(node, req),
+            Ev::ClientResp { req_id, reply } => self.client_reply(req_id, reply),
+            Ev::ClientTick { client } => self.invoke(client),
+            Ev::ClientTimeout { client, op_id } => self.client_timeout(client, op_id),
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! A node's life: boot, crash (losing what its disk had not synced), and
+//! each input as one step of its machine, whose outputs the world carries out.
+
+use super::{panic_text, Ev, Verdict, World, MS};
+use crate::clock::Clock;
+use crate::disk::Disk;
+use crate::event::{EventKind, ModelEvent, Role};
+use crate::machine::{Io, Machine, NodeId, Output, SyncTicket, TimerId};
+use crate::rng::{chance, range};
+use crate::workload::{ClientReply, ClientReq};
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+pub(super) enum Input<M: Machine> {
+    Boot,
+    Message(NodeId, M::Msg),
+    Timer(TimerId),
+    Client(ClientReq),
+    Fsynced(SyncTicket),
+}
+
+pub(super) struct Slot<M: Machine> {
+    /// None while the node is down.
+    pub(super) machine: Option<M>,
+    /// The incarnation: timers and fsyncs of an earlier one are void.
+    inc: u64,
+    disk: Disk<M::Rec>,
+    pub(super) clock: Clock,
+    rng: ChaCha8Rng,
+    next_ticket: SyncTicket,
+    timers: BTreeMap<TimerId, u64>,
+    timer_gen: u64,
+    pub(super) paused_until: u64,
+    /// Events that reached the node while it was paused, in arrival order.
+    pub(super) stash: Vec<Ev<M::Msg>>,
+    last_fsync_done: u64,
+    pub(super) role: Option<(Role, u64)>,
+}
+
+impl<M: Machine> Slot<M> {
+    pub(super) fn new(rng: ChaCha8Rng) -> Self {
+        Slot {
+            machine: None,
+            inc: 0,
+            disk: Disk::default(),
+            clock: Clock::default(),
+            rng,
+            next_ticket: 0,
+            timers: BTreeMap::new(),
+            timer_gen: 0,
+            paused_until: 0,
+            stash: Vec::new(),
+            last_fsync_done: 0,
+            role: None,
+        }
+    }
+}
+
+impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
+    pub(super) fn boot(&mut self, node: NodeId, restart: bool) {
+        let slot = &mut self.nodes[node];
+        slot.inc += 1;
+        slot.timers.clear();
+        slot.machine = Some((self.factory)(node));
+        self.record(Some(node), EventKind::Boot { restart });
+        self.step(node, Input::Boot);
+    }
+
+    pub(super) fn crash(&mut self, node: NodeId) {
+        let slot = &mut self.nodes[node];
+        if slot.machine.is_none() {
+            return;
+        }
+        slot.machine = None;
+        slot.inc += 1;
+        slot.timers.clear();
+        slot.role = None;
+        let pending = slot.disk.pending_ops();
+        let keep = if pending > 0 && chance(&mut self.disk_rng, self.draw.torn_write_probability) {
+            range(&mut self.disk_rng, 0, pending as u64 - 1) as usize
+        } else {
+            0
+        };
+        let lost = self.nodes[node].disk.crash(keep);
+        if pending > 0 {
+            self.record(
+                Some(node),
+                EventKind::DiskLoss {
+                    lost,
+                    kept: keep as u64,
+                },
+            );
+        }
+    }
+
+    /// A timer fires only if it is still set, in the same incarnation.
+    pub(super) fn timer(&mut self, node: NodeId, inc: u64, id: TimerId, gen: u64) {
+        let slot = &mut self.nodes[node];
+        if slot.inc == inc && slot.timers.get(&id) == Some(&gen) {
+            slot.timers.remove(&id);
+            self.step(node, Input::Timer(id));
+        }
+    }
+
+    /// An fsync completes only in the incarnation that issued it.
+    pub(super) fn fsynced(&mut self, node: NodeId, inc: u64, ticket: SyncTicket, mark: u64) {
+        if self.nodes[node].inc == inc {
+            self.nodes[node].disk.sync_to(mark);
+            self.step(node, Input::Fsynced(ticket));
+        }
+    }
+
+    /// A down node refuses a client request without naming a leader.
+    pub(super) fn client_request(&mut self, node: NodeId, req: ClientReq) {
+        if self.nodes[node].machine.is_none() {
+            let back = self.client_latency();
+            self.at(
+                back,
+                Ev::ClientResp {
+                    req_id: req.req_id,
+                    reply: ClientReply::NotLeader { hint: None },
+                },
+            );
+        } else {
+            self.step(node, Input::Client(req));
+        }
+    }
+
+    pub(super) fn step(&mut self, node: NodeId, input: Input<M>) {
+        let now = self.now;
+        let n = self.nodes.len();
+        let slot = &mut self.nodes[node];
+        let Some(machine) = slot.machine.as_mut() else { return };
+        let mut io = Io::<M> {
+            id: node,
+            nodes: n,
+            wall_ns: slot.clock.wall_ns(now),
+            mono_ns: slot.clock.mono_ns(now),
+            rng: &mut slot.rng,
+            durable: slot.disk.durable(),
+            next_ticket: &mut slot.next_ticket,
+            out: Vec::new(),
+        };
+        let result = catch_unwind(AssertUnwindSafe(|| match input {
+            Input::Boot => machine.boot(&mut io),
+            Input::Message(from, msg) => machine.on_message(from, msg, &mut io),
+            Input::Timer(id) => machine.on_timer(id, &mut io),
+            Input::Client(req) => machine.on_client(req, &mut io),
+            Input::Fsynced(t) => machine.on_fsynced(t, &mut io),
+        }));
+        let out = std::mem::take(&mut io.out);
+        if let Err(payload) = result {
+            let message = panic_text(&payload);
+            self.record(
+                Some(node),
+                EventKind::Panic {
+                    message: message.clone(),
+                },
+            );
+            let i = self.trace.len() as u64 - 1;
+            self.verdict = Some(Verdict::error(format!("node {node} panicked: {message}"), vec![i]));
+            return;
+        }
+        for o in out {
+            self.output(node, o);
+        }
+    }
+
+    fn output(&mut self, node: NodeId, o: Output<M>) {
+        match o {
+            Output::Send { to, msg } => self.send(node, to, msg),
+            Output::SetTimer { id, after_ns } => {
+                let slot = &mut self.nodes[node];
+                slot.timer_gen += 1;
+                let gen = slot.timer_gen;
+                slot.timers.insert(id, gen);
+                let t = slot.clock.true_after(self.now, after_ns);
+                let inc = slot.inc;
+                self.at(t, Ev::Timer { node, inc, id, gen });
+            }
+            Output::CancelTimer { id } => {
+                self.nodes[node].timers.remove(&id);
+            }
+            Output::Disk(op) => self.nodes[node].disk.write(op),
+            Output::Fsync(ticket) => {
+                let lat = range(
+                    &mut self.disk_rng,
+                    self.draw.fsync_ms_min * MS,
+                    self.draw.fsync_ms_max * MS,
+                );
+                let slot = &mut self.nodes[node];
+                // An fsync cannot finish before one issued earlier on the same disk.
+                let t = (self.now + lat).max(slot.last_fsync_done);
+                slot.last_fsync_done = t;
+                let (inc, mark) = (slot.inc, slot.disk.mark());
+                self.at(
+                    t,
+                    Ev::Fsync {
+                        node,
+                        inc,
+                        ticket,
+                        mark,
+                    },
+                );
+            }
+            Output::Reply { req_id, reply } => {
+                let t = self.client_latency();
+                self.at(t, Ev::ClientResp { req_id, reply });
+            }
+            Output::Event(e) => {
+                if let ModelEvent::Role { role, term, .. } = &e {
+                    self.nodes[node].role = Some((*role, *term));
+                }
+                self.record(Some(node), EventKind::Model(e));
+            }
+            Output::Reached(goal) => {
+                if self.coverage.insert(goal.to_string()) {
+                    self.record(Some(node), EventKind::Reached { goal: goal.to_string() });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! What a run is asked to do and what it hands back.
+
+use crate::check::{Invariant, Violation};
+use crate::nemesis::{PlanEntry, SwarmDraw};
+use crate::scenario::Scenario;
+use crate::trace::Trace;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Pass,
+    Violation,
+    /// The run itself broke: a panic in a model, an exhausted event budget.
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub status: Status,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub invariant: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub message: Option<String>,
+    #[serde(default)]
+    pub evidence: Vec<u64>,
+}
+
+impl Verdict {
+    pub fn pass() -> Self {
+        Verdict {
+            status: Status::Pass,
+            invariant: None,
+            message: None,
+            evidence: vec![],
+        }
+    }
+    pub(super) fn violation(v: Violation) -> Self {
+        Verdict {
+            status: Status::Violation,
+            invariant: Some(v.invariant),
+            message: Some(v.message),
+            evidence: v.evidence,
+        }
+    }
+    pub(super) fn error(message: String, evidence: Vec<u64>) -> Self {
+        Verdict {
+            status: Status::Error,
+            invariant: None,
+            message: Some(message),
+            evidence,
+        }
+    }
+}
+
+/// One run to do.
+pub struct RunSpec<'a> {
+    pub scenario: &'a Scenario,
+    pub seed: u64,
+    /// Replay this plan instead of drawing one (an edited or shrunk plan).
+    pub plan: Option<Vec<PlanEntry>>,
+    pub checkers: Vec<Box<dyn Invariant>>,
+}
+
+/// What one run produced.
+pub struct RunOutcome {
+    pub verdict: Verdict,
+    pub draw: SwarmDraw,
+    pub plan: Vec<PlanEntry>,
+    pub trace: Trace,
+    pub coverage: BTreeSet<String>,
+    pub counters: BTreeMap<String, u64>,
+    pub messages: u64,
+    pub sim_ns: u64,
+}
