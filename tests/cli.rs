@@ -64,6 +64,18 @@ fn malformed_scenario_file_is_bad_input() {
     );
     std::fs::write(&p, r#"{"name":"x","model":"paxos","nodes":3,"invariants":[]}"#).unwrap();
     assert_bad(&dst(&["run", p.to_str().unwrap()]), "unknown model 'paxos'");
+    // Another model's invariant, a goal the model never marks, a config of the wrong shape.
+    for (body, needle) in [
+        (r#""invariants":["offset-monotonic"]"#, "unknown invariant 'offset-monotonic' for model raft"),
+        (r#""invariants":[],"coverage":["handover"]"#, "unknown coverage goal 'handover' for model raft"),
+        (r#""invariants":[],"config":{"heartbeat_ms":"fast"}"#, "invalid raft config"),
+        (r#""invariants":[],"config":[1,2]"#, "invalid raft config"),
+        (r#""invariants":[],"config":{"election_timeout_msmin":1}"#, "unknown field `election_timeout_msmin`"),
+    ] {
+        std::fs::write(&p, format!(r#"{{"name":"x","model":"raft","nodes":3,{body}}}"#)).unwrap();
+        assert_bad(&dst(&["run", p.to_str().unwrap()]), needle);
+        assert_bad(&dst(&["fuzz", p.to_str().unwrap(), "--seeds", "0..1"]), needle);
+    }
 }
 
 #[test]
@@ -98,7 +110,7 @@ fn a_found_bug_writes_a_report_that_replays_exactly() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let text = std::fs::read_to_string(&p).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(v["schema"], 1);
+    assert_eq!(v["schema"], 2);
     assert_eq!(v["verdict"]["status"], "violation");
     assert_eq!(v["verdict"]["invariant"], "no-double-apply");
     assert!(v["replay"].as_str().unwrap().starts_with("dst replay "));
@@ -238,7 +250,7 @@ fn list_names_every_bug_and_invariant() {
     let o = dst(&["list", "--json"]);
     assert_eq!(o.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["bugs"].as_array().unwrap().len(), models::catalogue::BUGS.len());
+    assert_eq!(v["bugs"].as_array().unwrap().len(), models::registry().bugs().count());
     assert!(v["invariants"]
         .as_array()
         .unwrap()

@@ -2,7 +2,7 @@
 //! scenario, by an invariant BUGS.md names for it; the correct model passes
 //! a fixed seed range of every scenario.
 
-use models::{catalogue, scenarios};
+use models::registry;
 use sim::scenario::Expect;
 use sim::Status;
 
@@ -13,12 +13,13 @@ const CORRECT_SEEDS: u64 = 120;
 
 #[test]
 fn every_bug_switch_is_found_by_its_invariant() {
+    let reg = registry();
     let mut missed = Vec::new();
-    for b in catalogue::BUGS {
-        let s = scenarios::load(b.scenario).unwrap();
+    for (_, b) in reg.bugs() {
+        let s = reg.load(b.scenario).unwrap();
         let bugs = vec![b.id.to_string()];
         let found = (0..BUDGET).find_map(|seed| {
-            let out = catalogue::run(&s, seed, &bugs, None).unwrap();
+            let out = reg.run(&s, seed, &bugs, None).unwrap();
             (out.verdict.status != Status::Pass).then_some((seed, out.verdict))
         });
         match found {
@@ -41,7 +42,8 @@ fn every_bug_switch_is_found_by_its_invariant() {
 
 #[test]
 fn correct_model_passes_every_scenario() {
-    for s in scenarios::all() {
+    let reg = registry();
+    for s in reg.scenarios() {
         let mut reached = std::collections::BTreeSet::new();
         // A documented limit: the scenario must show its declared violation
         // on some seed, and no other.
@@ -51,7 +53,7 @@ fn correct_model_passes_every_scenario() {
         };
         let mut seen_expected = false;
         for seed in 0..CORRECT_SEEDS {
-            let out = catalogue::run(&s, seed, &[], None).unwrap();
+            let out = reg.run(&s, seed, &[], None).unwrap();
             let is_expected = out.verdict.status == Status::Violation && out.verdict.invariant.as_deref() == expected;
             seen_expected |= is_expected;
             assert!(

@@ -2,18 +2,19 @@
 //! verdict of every seed are compared across two runs on the same thread
 //! (where madsim reseeds std's hasher per runtime) and on another thread.
 
-use models::{catalogue, scenarios};
+use models::registry;
 use sim::scenario::Expect;
 
 const SEEDS_PER_SCENARIO: u64 = 70;
 
 #[test]
 fn every_seed_runs_twice_to_the_same_trace_hash() {
+    let reg = registry();
     let mut runs = 0;
-    for s in scenarios::all() {
+    for s in reg.scenarios() {
         for seed in 0..SEEDS_PER_SCENARIO {
-            let a = catalogue::run(&s, seed, &[], None).unwrap();
-            let b = catalogue::run(&s, seed, &[], None).unwrap();
+            let a = reg.run(&s, seed, &[], None).unwrap();
+            let b = reg.run(&s, seed, &[], None).unwrap();
             assert_eq!(
                 a.trace.hash_hex(),
                 b.trace.hash_hex(),
@@ -37,10 +38,11 @@ fn every_seed_runs_twice_to_the_same_trace_hash() {
 
 #[test]
 fn a_seed_replays_identically_on_another_thread() {
-    let s = scenarios::load("raft-snapshot").unwrap();
-    let here = catalogue::run(&s, 42, &[], None).unwrap().trace.hash_hex();
+    let reg = registry();
+    let s = reg.load("raft-snapshot").unwrap();
+    let here = reg.run(&s, 42, &[], None).unwrap().trace.hash_hex();
     let s2 = s.clone();
-    let there = std::thread::spawn(move || catalogue::run(&s2, 42, &[], None).unwrap().trace.hash_hex())
+    let there = std::thread::spawn(move || reg.run(&s2, 42, &[], None).unwrap().trace.hash_hex())
         .join()
         .unwrap();
     assert_eq!(here, there);
@@ -48,21 +50,23 @@ fn a_seed_replays_identically_on_another_thread() {
 
 #[test]
 fn different_seeds_take_different_paths() {
-    let s = scenarios::load("raft-partitions").unwrap();
+    let reg = registry();
+    let s = reg.load("raft-partitions").unwrap();
     let hashes: std::collections::BTreeSet<String> = (0..20)
-        .map(|seed| catalogue::run(&s, seed, &[], None).unwrap().trace.hash_hex())
+        .map(|seed| reg.run(&s, seed, &[], None).unwrap().trace.hash_hex())
         .collect();
     assert_eq!(hashes.len(), 20);
 }
 
 #[test]
 fn bug_runs_are_deterministic_too() {
-    for b in catalogue::BUGS {
-        let s = scenarios::load(b.scenario).unwrap();
+    let reg = registry();
+    for (_, b) in reg.bugs() {
+        let s = reg.load(b.scenario).unwrap();
         let bugs = vec![b.id.to_string()];
         for seed in 0..3 {
-            let x = catalogue::run(&s, seed, &bugs, None).unwrap();
-            let y = catalogue::run(&s, seed, &bugs, None).unwrap();
+            let x = reg.run(&s, seed, &bugs, None).unwrap();
+            let y = reg.run(&s, seed, &bugs, None).unwrap();
             assert_eq!(x.trace.hash_hex(), y.trace.hash_hex(), "{} seed {seed}", b.id);
         }
     }
@@ -70,8 +74,9 @@ fn bug_runs_are_deterministic_too() {
 
 #[test]
 fn replaying_the_recorded_plan_reproduces_the_run() {
-    let s = scenarios::load("raft-crash-restart").unwrap();
-    let a = catalogue::run(&s, 9, &[], None).unwrap();
-    let b = catalogue::run(&s, 9, &[], Some(a.plan.clone())).unwrap();
+    let reg = registry();
+    let s = reg.load("raft-crash-restart").unwrap();
+    let a = reg.run(&s, 9, &[], None).unwrap();
+    let b = reg.run(&s, 9, &[], Some(a.plan.clone())).unwrap();
     assert_eq!(a.trace.hash_hex(), b.trace.hash_hex());
 }

@@ -8,6 +8,7 @@
 //! whose hash is the same wherever the seed is replayed.
 
 pub mod check;
+pub mod cli;
 pub mod clock;
 pub mod disk;
 pub mod event;
@@ -15,9 +16,11 @@ pub mod hash;
 pub mod lin;
 pub mod machine;
 pub mod nemesis;
+pub mod registry;
 pub mod net;
 pub mod report;
 pub mod rng;
+pub mod runner;
 pub mod scenario;
 pub mod trace;
 pub mod workload;

@@ -147,6 +147,11 @@ impl<'a, M: Machine + ?Sized> Io<'a, M> {
     pub fn event(&mut self, e: ModelEvent) {
         self.out.push(Output::Event(e));
     }
+    /// Report an event of the model's own vocabulary: a serde type that
+    /// serializes to an object tagged by `model` (see [`crate::event::CustomEvent`]).
+    pub fn emit<T: Serialize>(&mut self, e: &T) {
+        self.out.push(Output::Event(ModelEvent::custom(e)));
+    }
     /// Mark a `sometimes` coverage goal as reached.
     pub fn reached(&mut self, goal: &'static str) {
         self.out.push(Output::Reached(goal));

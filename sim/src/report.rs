@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-pub const SCHEMA: u32 = 1;
+/// 2: model events outside the generic vocabulary are custom events, hashed
+/// by their JSON text.
+pub const SCHEMA: u32 = 2;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Stats {

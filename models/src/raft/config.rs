@@ -164,26 +164,6 @@ pub struct RaftBugs {
     pub swim_incarnation_reset: bool,
 }
 
-/// Bug id and the invariant that must catch it (BUGS.md, "Raft cluster").
-pub const RAFT_BUGS: &[(&str, &str)] = &[
-    ("hardstate-not-persisted", "no-dual-leaders"),
-    ("reply-before-durable", "no-dual-leaders"),
-    ("snapshot-without-data", "state-machine-safety"),
-    ("apply-requeue", "no-double-apply"),
-    ("skip-compacted-range", "state-machine-safety"),
-    ("no-check-quorum", "liveness"),
-    ("no-prevote", "liveness"),
-    ("read-without-quorum", "linearizable"),
-    ("read-index-no-term-floor", "linearizable"),
-    ("lease-anchor-on-receive", "linearizable"),
-    ("lease-no-drift-margin", "linearizable"),
-    ("lease-no-vote-refusal", "linearizable"),
-    ("staleness-by-apply-time", "bounded-staleness"),
-    ("hlc-unchecked-update", "hlc-bounded"),
-    ("lease-expiry-no-skew-margin", "lease-exclusive"),
-    ("swim-incarnation-reset", "liveness"),
-];
-
 impl RaftBugs {
     pub fn from_ids(ids: &[String]) -> Result<RaftBugs, String> {
         let mut b = RaftBugs::default();
@@ -220,13 +200,13 @@ mod tests {
     #[test]
     fn every_catalogued_id_parses_to_its_own_switch() {
         let mut seen = Vec::new();
-        for (id, _) in RAFT_BUGS {
+        for id in crate::raft::register::BUGS.iter().map(|b| b.id) {
             let b = RaftBugs::from_ids(&[id.to_string()]).unwrap();
             assert_ne!(b, RaftBugs::default(), "{id}");
             assert!(!seen.contains(&b), "{id} shares a switch");
             seen.push(b);
         }
-        assert_eq!(seen.len(), RAFT_BUGS.len());
+        assert_eq!(seen.len(), crate::raft::register::BUGS.len());
     }
 
     #[test]

@@ -19,13 +19,14 @@ pub mod lease;
 pub mod log;
 pub mod msg;
 mod read;
+pub mod register;
 mod replication;
 mod snapshot;
 pub mod state_machine;
 pub mod storage;
 pub mod swim;
 
-pub use config::{RaftBugs, RaftConfig, ReadMode, RAFT_BUGS};
+pub use config::{RaftBugs, RaftConfig, ReadMode};
 pub use log::Entry;
 pub use msg::RaftMsg;
 pub use storage::{RaftRec, Snapshot};

@@ -3,7 +3,7 @@
 //! offset the store holds, so replayed records at or below a stored snapshot
 //! (the replay window) cannot regress it.
 
-use sim::event::SnapValue;
+use super::events::SnapValue;
 
 /// What the owner believes the store holds for the key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

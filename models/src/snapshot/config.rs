@@ -154,20 +154,6 @@ pub struct SnapBugs {
     pub guard_expired_naive: bool,
 }
 
-/// Bug id and the invariant that must catch it (BUGS.md, "Snapshot store").
-pub const SNAPSHOT_BUGS: &[(&str, &str)] = &[
-    ("unguarded-persist", "offset-monotonic"),
-    ("delete-removes-row", "no-tombstone-revival"),
-    ("skip-tombstone-unpersisted", "no-tombstone-revival"),
-    ("unguarded-journal-fold", "no-tombstone-revival"),
-    ("flushcell-unserialized", "no-lost-write"),
-    ("tombstone-recovers-as-none", "snapshot-liveness"),
-    ("no-monotone-buffer", "snapshot-liveness"),
-    ("init-persisted-bypass", "snapshot-liveness"),
-    ("strict-fence", "snapshot-liveness"),
-    ("guard-expired-naive", "snapshot-liveness"),
-];
-
 impl SnapBugs {
     pub fn from_ids(ids: &[String]) -> Result<SnapBugs, String> {
         let mut b = SnapBugs::default();
@@ -198,7 +184,7 @@ mod tests {
     #[test]
     fn every_catalogued_id_parses_to_its_own_switch() {
         let mut seen = Vec::new();
-        for (id, _) in SNAPSHOT_BUGS {
+        for id in crate::snapshot::register::BUGS.iter().map(|b| b.id) {
             let b = SnapBugs::from_ids(&[id.to_string()]).unwrap();
             assert_ne!(b, SnapBugs::default(), "{id}");
             assert!(!seen.contains(&b), "{id} shares a switch");

@@ -7,7 +7,7 @@ use super::config::SnapConfig;
 use super::coordinator::Coordinator;
 use super::msg::{Record, SnapMsg};
 use super::{chance, SnapIo, MS};
-use sim::event::ModelEvent;
+use super::events::SnapEvent;
 use sim::machine::NodeId;
 
 const PRODUCE: u64 = 2;
@@ -92,7 +92,7 @@ impl JournalNode {
         };
         let offset = p.records.len() as u64 + 1;
         p.records.push(Record { key, offset, update });
-        io.event(ModelEvent::JournalAppend {
+        io.emit(&SnapEvent::JournalAppend {
             partition,
             key,
             offset,
@@ -147,7 +147,7 @@ impl JournalNode {
                 let p = &mut self.parts[partition as usize];
                 if ok && offset > p.committed {
                     p.committed = offset;
-                    io.event(ModelEvent::JournalCommit {
+                    io.emit(&SnapEvent::JournalCommit {
                         partition,
                         offset,
                         generation,

@@ -12,16 +12,19 @@
 //! rebuilds everything from the store and the journal when it recovers.
 
 mod cell;
+pub mod check;
 mod config;
 mod coordinator;
+pub mod events;
 mod journal;
 pub mod msg;
 mod owner;
+pub mod register;
 mod store;
 mod table;
 
 pub use cell::{Cell, Stored};
-pub use config::{SnapBugs, SnapConfig, SNAPSHOT_BUGS};
+pub use config::{SnapBugs, SnapConfig};
 pub use msg::SnapMsg;
 pub use table::Table;
 

@@ -2,7 +2,7 @@
 //! partition owners.
 
 use serde::Serialize;
-use sim::event::SnapValue;
+use super::events::SnapValue;
 use sim::machine::MsgInfo;
 
 /// One journal record; `update: None` deletes the key.

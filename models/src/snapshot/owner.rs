@@ -11,7 +11,7 @@ use super::cell::{Cell, Stored};
 use super::config::SnapConfig;
 use super::msg::{Record, RowView, SnapMsg, Stmt};
 use super::{SnapIo, MS};
-use sim::event::{ModelEvent, SnapValue};
+use super::events::{SnapEvent, SnapValue};
 use sim::machine::NodeId;
 use std::collections::BTreeMap;
 
@@ -501,7 +501,7 @@ impl Owner {
             }
             if bugs.flushcell_unserialized {
                 // Marks whatever the cell holds now, not what was written.
-                io.event(ModelEvent::SnapPersisted {
+                io.emit(&SnapEvent::SnapPersisted {
                     key: f.key,
                     offset: cell.offset,
                     value: cell.value,
@@ -511,7 +511,7 @@ impl Owner {
                 cell.stored = Stored::At(f.offset);
                 cell.settle();
             } else {
-                io.event(ModelEvent::SnapPersisted {
+                io.emit(&SnapEvent::SnapPersisted {
                     key: f.key,
                     offset: f.offset,
                     value: f.value,

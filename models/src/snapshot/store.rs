@@ -8,7 +8,7 @@ use super::config::SnapConfig;
 use super::msg::SnapMsg;
 use super::table::Table;
 use super::{chance, SnapIo, MS};
-use sim::event::ModelEvent;
+use super::events::SnapEvent;
 use sim::machine::NodeId;
 
 const REAP: u64 = 1;
@@ -44,7 +44,7 @@ impl Store {
         if r.row_gone && r.was_tombstone {
             io.reached("tombstone-reaped");
         }
-        io.event(ModelEvent::StoreReap {
+        io.emit(&SnapEvent::StoreReap {
             key,
             offset: r.offset,
             row_gone: r.row_gone,
@@ -78,7 +78,7 @@ impl Store {
                     .table
                     .apply(key, stmt, offset, value, ttl_ms, generation, io.now_wall_ns());
                 if out.removed {
-                    io.event(ModelEvent::StoreRemove {
+                    io.emit(&SnapEvent::StoreRemove {
                         key,
                         offset,
                         writer: from,
@@ -88,7 +88,7 @@ impl Store {
                     if out.exists && out.offset.is_none() {
                         io.reached("guard-expired-repaired");
                     }
-                    io.event(ModelEvent::StoreWrite {
+                    io.emit(&SnapEvent::StoreWrite {
                         key,
                         offset,
                         value,

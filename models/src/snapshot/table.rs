@@ -11,7 +11,7 @@
 //! `INSERT .. IF NOT EXISTS` loses to it; only `IF offset = null` claims it.
 
 use super::msg::{Record, RowView, Stmt};
-use sim::event::SnapValue;
+use super::events::SnapValue;
 use std::collections::BTreeMap;
 
 /// A cell and the store-clock time it expires at (`None`: never).

@@ -1,5 +1,6 @@
-use super::{Invariant, Violation};
-use crate::event::{Event, EventKind, ModelEvent, SnapValue};
+use sim::check::{Invariant, Violation};
+use crate::snapshot::events::{SnapEvent, SnapValue};
+use sim::event::Event;
 use std::collections::BTreeMap;
 
 /// A key deleted at offset X never reads back live with a value from offset
@@ -56,9 +57,9 @@ impl Invariant for NoTombstoneRevival {
     }
 
     fn observe(&mut self, e: &Event) -> Result<(), Violation> {
-        let EventKind::Model(m) = &e.kind else { return Ok(()) };
-        match m {
-            ModelEvent::StoreWrite { key, offset, value, .. } => {
+        let Some(m) = e.custom::<SnapEvent>() else { return Ok(()) };
+        match &m {
+            SnapEvent::StoreWrite { key, offset, value, .. } => {
                 match value {
                     Some(v) => {
                         self.live.insert(*key, (*v, e.i));
@@ -70,18 +71,18 @@ impl Invariant for NoTombstoneRevival {
                 }
                 self.judge(*key)
             }
-            ModelEvent::StoreRemove { key, offset, .. } => {
+            SnapEvent::StoreRemove { key, offset, .. } => {
                 self.live.remove(key);
                 self.delete(*key, *offset, e.i);
                 Ok(())
             }
-            ModelEvent::StoreReap { key, .. } => {
+            SnapEvent::StoreReap { key, .. } => {
                 // Whatever was reaped, no live value is left behind: persists
                 // write value and offset with one TTL.
                 self.live.remove(key);
                 Ok(())
             }
-            ModelEvent::JournalAppend {
+            SnapEvent::JournalAppend {
                 partition,
                 key,
                 offset,
@@ -93,7 +94,7 @@ impl Invariant for NoTombstoneRevival {
                     .push((*offset, *key, e.i));
                 Ok(())
             }
-            ModelEvent::JournalCommit { partition, offset, .. } => {
+            SnapEvent::JournalCommit { partition, offset, .. } => {
                 let Some(list) = self.uncommitted.get_mut(partition) else {
                     return Ok(());
                 };
@@ -113,13 +114,13 @@ impl Invariant for NoTombstoneRevival {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::tests::ev;
+    use super::super::tests::ev;
 
     fn write(i: u64, key: u32, offset: u64, value: Option<SnapValue>) -> Event {
         ev(
             i,
             0,
-            ModelEvent::StoreWrite {
+            SnapEvent::StoreWrite {
                 key,
                 offset,
                 value,
@@ -158,7 +159,7 @@ mod tests {
             ev(
                 i,
                 1,
-                ModelEvent::JournalAppend {
+                SnapEvent::JournalAppend {
                     partition: 0,
                     key: 4,
                     offset,
@@ -172,7 +173,7 @@ mod tests {
         let commit = ev(
             3,
             1,
-            ModelEvent::JournalCommit {
+            SnapEvent::JournalCommit {
                 partition: 0,
                 offset: 7,
                 generation: 2,
@@ -189,7 +190,7 @@ mod tests {
         c.observe(&ev(
             1,
             0,
-            ModelEvent::StoreRemove {
+            SnapEvent::StoreRemove {
                 key: 2,
                 offset: 6,
                 writer: 3,

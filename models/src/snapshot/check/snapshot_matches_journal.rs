@@ -1,5 +1,6 @@
-use super::{Invariant, Violation};
-use crate::event::{Event, EventKind, ModelEvent, SnapValue};
+use sim::check::{Invariant, Violation};
+use crate::snapshot::events::{SnapEvent, SnapValue};
+use sim::event::Event;
 use std::collections::BTreeMap;
 
 /// The reference check of the snapshot store: a live value the store applies
@@ -31,9 +32,9 @@ impl Invariant for SnapshotMatchesJournal {
     }
 
     fn observe(&mut self, e: &Event) -> Result<(), Violation> {
-        let EventKind::Model(m) = &e.kind else { return Ok(()) };
-        match m {
-            ModelEvent::JournalAppend {
+        let Some(m) = e.custom::<SnapEvent>() else { return Ok(()) };
+        match &m {
+            SnapEvent::JournalAppend {
                 key, offset, update, ..
             } => {
                 let f = self.folds.entry(*key).or_default();
@@ -41,7 +42,7 @@ impl Invariant for SnapshotMatchesJournal {
                 debug_assert!(f.last().is_none_or(|(o, _, _)| o < offset));
                 f.push((*offset, SnapValue::fold(prev, *offset, *update), e.i));
             }
-            ModelEvent::StoreWrite {
+            SnapEvent::StoreWrite {
                 key,
                 offset,
                 value: Some(v),
@@ -70,13 +71,13 @@ impl Invariant for SnapshotMatchesJournal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::tests::ev;
+    use super::super::tests::ev;
 
     fn append(i: u64, offset: u64, update: Option<u64>) -> Event {
         ev(
             i,
             1,
-            ModelEvent::JournalAppend {
+            SnapEvent::JournalAppend {
                 partition: 0,
                 key: 3,
                 offset,
@@ -89,7 +90,7 @@ mod tests {
         ev(
             i,
             0,
-            ModelEvent::StoreWrite {
+            SnapEvent::StoreWrite {
                 key: 3,
                 offset,
                 value,

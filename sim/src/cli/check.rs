@@ -2,11 +2,11 @@
 //! Exit 0 linearizable, 1 not, 3 unknown (the step budget ran out), 2 for
 //! a file that cannot be read or parsed, with the line at fault.
 
-use crate::cli::{CheckArgs, HistoryFormat};
+use super::args::{CheckArgs, HistoryFormat};
 use serde_json::{json, Value as Json};
-use sim::event::Event;
-use sim::lin::{self, Checked, DstHistory, History, Model, Op, Options, Outcome, ParseError};
-use sim::report::Report;
+use crate::event::Event;
+use crate::lin::{self, Checked, DstHistory, History, Model, Op, Options, Outcome, ParseError};
+use crate::report::Report;
 use std::process::ExitCode;
 
 /// Ops of the longest partial linearization shown in text output.
@@ -59,7 +59,7 @@ fn sniff(text: &str) -> HistoryFormat {
 }
 
 /// A dst report (its trace), or JSON Lines of dst trace events.
-fn dst_history(text: &str) -> Result<History<sim::workload::KvOp, sim::workload::KvResult>, ParseError> {
+fn dst_history(text: &str) -> Result<History<crate::workload::KvOp, crate::workload::KvResult>, ParseError> {
     let mut h = DstHistory::default();
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     if serde_json::from_str::<Event>(first).is_err() {

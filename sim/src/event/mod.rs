@@ -1,10 +1,14 @@
 //! The one event vocabulary: everything that happens in a run is one
-//! [`Event`] in the trace, and checkers read nothing else.
+//! [`Event`] in the trace, and checkers read nothing else. A model reports
+//! the generic kinds of [`ModelEvent`] and any of its own as [`CustomEvent`].
 
 use crate::machine::NodeId;
 use crate::nemesis::Action;
 use crate::workload::{KvOp, KvResult};
 use serde::{Deserialize, Serialize};
+
+mod custom;
+pub use custom::{CustomEvent, GENERIC_KINDS};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Event {
@@ -16,6 +20,16 @@ pub struct Event {
     pub node: Option<NodeId>,
     #[serde(flatten)]
     pub kind: EventKind,
+}
+
+impl Event {
+    /// The model's own event this is, read as `T`; `None` for any other event.
+    pub fn custom<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        match &self.kind {
+            EventKind::Model(ModelEvent::Custom(c)) => c.decode(),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -187,92 +201,10 @@ pub enum ModelEvent {
         state: MemberState,
         incarnation: u64,
     },
-    /// Snapshot store: the store applied a conditional (or, with a bug, plain)
-    /// write to `key`'s row. `value: None` is an offset-carrying tombstone.
-    /// `stmt` names the statement; `writer` and `generation` say who sent it.
-    StoreWrite {
-        key: u32,
-        offset: u64,
-        value: Option<SnapValue>,
-        stmt: String,
-        writer: NodeId,
-        generation: u64,
-    },
-    /// Snapshot store: a delete at `offset` removed `key`'s row outright.
-    StoreRemove {
-        key: u32,
-        offset: u64,
-        writer: NodeId,
-        generation: u64,
-    },
-    /// Snapshot store: TTLs ran out on the store's clock. `offset` is what the
-    /// row carried before; `row_gone`: the whole row vanished, otherwise only
-    /// its offset cell did (a guard-expired row, visible with a null offset).
-    StoreReap {
-        key: u32,
-        offset: Option<u64>,
-        row_gone: bool,
-    },
-    /// A partition owner took `key`'s state at `offset` as persisted.
-    SnapPersisted {
-        key: u32,
-        offset: u64,
-        value: Option<SnapValue>,
-        generation: u64,
-    },
-    /// A record appended to a journal partition: `update: None` is a delete.
-    JournalAppend {
-        partition: u32,
-        key: u32,
-        offset: u64,
-        update: Option<u64>,
-    },
-    /// A partition's committed offset moved: every record below `offset` is
-    /// claimed persisted by the owner of `generation`.
-    JournalCommit {
-        partition: u32,
-        offset: u64,
-        generation: u64,
-    },
-}
-
-/// One key's state in the snapshot-store model: the fold of its journal
-/// records since its last delete. `since` is the offset of the update that
-/// began this life, `last` the newest update folded in, `digest` all of them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct SnapValue {
-    pub since: u64,
-    pub last: u64,
-    pub digest: u64,
-}
-
-impl SnapValue {
-    /// Folds the record at `offset` (`update: None` deletes) into `prev`.
-    /// A record no newer than the live value's own `last` changes nothing:
-    /// a live value guards itself, a tombstone (no value) cannot.
-    pub fn fold(prev: Option<SnapValue>, offset: u64, update: Option<u64>) -> Option<SnapValue> {
-        if prev.is_some_and(|v| offset <= v.last) {
-            return prev;
-        }
-        let x = update?;
-        let mix = |d: u64| {
-            (d ^ x ^ offset.rotate_left(32))
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                .rotate_left(23)
-        };
-        Some(match prev {
-            Some(v) => SnapValue {
-                since: v.since,
-                last: offset,
-                digest: mix(v.digest),
-            },
-            None => SnapValue {
-                since: offset,
-                last: offset,
-                digest: mix(0),
-            },
-        })
-    }
+    /// An event of the model's own vocabulary (see [`CustomEvent`]): any
+    /// `model` tag that is not one of the generic kinds above.
+    #[serde(untagged)]
+    Custom(CustomEvent),
 }
 
 /// A member's state in a SWIM-style membership view.

@@ -3,10 +3,11 @@
 //! number of messages per seed, so the ratio is the harness's overhead.
 //! Numbers are measured and printed, never asserted.
 
-use crate::commands::run_seed;
-use crate::Exit;
+use super::Exit;
+use crate::registry::Registry;
+use crate::runner::run_seed;
+use crate::scenario::Scenario;
 use madsim::net::Endpoint;
-use models::scenarios as builtin;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -25,13 +26,14 @@ struct Row {
     ratio: f64,
 }
 
-pub fn main(seeds: u64, only: Option<&str>, json: bool) -> Exit {
-    let scenarios = match only {
-        Some(n) => match builtin::load(n) {
-            Ok(s) => vec![s],
+pub fn main(reg: &Registry, seeds: u64, only: &[String], json: bool) -> Exit {
+    let scenarios: Vec<Scenario> = if only.is_empty() {
+        reg.scenarios().to_vec()
+    } else {
+        match only.iter().map(|n| reg.load(n)).collect() {
+            Ok(s) => s,
             Err(e) => return Exit::Bad(e),
-        },
-        None => builtin::all(),
+        }
     };
     if seeds == 0 {
         return Exit::Bad("--seeds must be at least 1".into());
@@ -41,7 +43,7 @@ pub fn main(seeds: u64, only: Option<&str>, json: bool) -> Exit {
         let (mut events, mut messages) = (0u64, 0u64);
         let start = Instant::now();
         for seed in 0..seeds {
-            match run_seed(s, seed, &[], None) {
+            match run_seed(reg, s, seed, &[], None) {
                 Ok((out, _)) => {
                     events += out.trace.len() as u64;
                     messages += out.messages;
@@ -74,7 +76,8 @@ pub fn main(seeds: u64, only: Option<&str>, json: bool) -> Exit {
         }
         rows.push(row);
     }
-    let checker = match checker(seeds, json) {
+    let traced = scenarios.iter().find(|s| s.invariants.iter().any(|i| i == "linearizable"));
+    let checker = match checker(reg, traced, seeds, json) {
         Ok(rows) => rows,
         Err(e) => return Exit::Bad(e),
     };
@@ -100,10 +103,11 @@ struct CheckerRow {
 /// The linearizability checker's throughput on one thread: generated
 /// 100-op single-register histories with 5 clients and 10-20 unknown
 /// outcomes (as generated, then each with an injected stale read), and the
-/// client histories of `seeds` raft-partitions runs, checked offline.
-fn checker(seeds: u64, json: bool) -> Result<Vec<CheckerRow>, String> {
-    use sim::lin::gen::{inject_stale_read, register_history, Shape};
-    use sim::lin::{check, DstHistory, DstKv, Options, Outcome, Register};
+/// client histories of `seeds` runs of the first benched scenario that
+/// checks `linearizable`, checked offline.
+fn checker(reg: &Registry, traced: Option<&Scenario>, seeds: u64, json: bool) -> Result<Vec<CheckerRow>, String> {
+    use crate::lin::gen::{inject_stale_read, register_history, Shape};
+    use crate::lin::{check, DstHistory, DstKv, Options, Outcome, Register};
     const GENERATED: u64 = 500;
     let shape = Shape {
         ops: 100,
@@ -112,7 +116,7 @@ fn checker(seeds: u64, json: bool) -> Result<Vec<CheckerRow>, String> {
         unknown_max: 20,
     };
     let opts = Options::default();
-    let (mut clean, mut stale, mut raft) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut clean, mut stale, mut traced_runs) = (Vec::new(), Vec::new(), Vec::new());
     for seed in 0..GENERATED {
         let mut h = register_history(seed, shape);
         let start = Instant::now();
@@ -124,19 +128,19 @@ fn checker(seeds: u64, json: bool) -> Result<Vec<CheckerRow>, String> {
             stale.push((start.elapsed().as_secs_f64(), h.ops.len(), c.outcome));
         }
     }
-    let scenario = builtin::load("raft-partitions")?;
-    for seed in 0..seeds {
-        let out = models::catalogue::run(&scenario, seed, &[], None)?;
+    for seed in (0..seeds).filter(|_| traced.is_some()) {
+        let scenario = traced.expect("filtered");
+        let (out, _) = run_seed(reg, scenario, seed, &[], None)?;
         let start = Instant::now();
         let mut history = DstHistory::default();
         for e in out.trace.events() {
             history
                 .push(e)
-                .map_err(|m| format!("raft-partitions seed {seed}: {m}"))?;
+                .map_err(|m| format!("{} seed {seed}: {m}", scenario.name))?;
         }
         let h = history.finish();
         let c = check(&DstKv, &h, &opts);
-        raft.push((start.elapsed().as_secs_f64(), h.ops.len(), c.outcome));
+        traced_runs.push((start.elapsed().as_secs_f64(), h.ops.len(), c.outcome));
     }
     let row = |name: &str, runs: Vec<(f64, usize, Outcome)>| {
         let mut times: Vec<f64> = runs.iter().map(|r| r.0).collect();
@@ -156,10 +160,11 @@ fn checker(seeds: u64, json: bool) -> Result<Vec<CheckerRow>, String> {
             unknown: count(|o| matches!(o, Outcome::Unknown { .. })),
         }
     };
+    let traces = format!("{} traces", traced.map_or("no", |s| s.name.as_str()));
     let rows: Vec<CheckerRow> = [
         ("register, 10-20 unknown", clean),
         ("register + stale read", stale),
-        ("raft-partitions trace", raft),
+        (traces.as_str(), traced_runs),
     ]
     .into_iter()
     .filter(|(_, runs)| !runs.is_empty())

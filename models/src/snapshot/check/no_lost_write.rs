@@ -1,5 +1,6 @@
-use super::{Invariant, Violation};
-use crate::event::{Event, EventKind, ModelEvent, SnapValue};
+use sim::check::{Invariant, Violation};
+use crate::snapshot::events::{SnapEvent, SnapValue};
+use sim::event::Event;
 use std::collections::BTreeMap;
 
 /// A value an owner marks persisted was written to the store: the store
@@ -19,13 +20,13 @@ impl Invariant for NoLostWrite {
     }
 
     fn observe(&mut self, e: &Event) -> Result<(), Violation> {
-        let EventKind::Model(m) = &e.kind else { return Ok(()) };
-        match m {
-            ModelEvent::StoreWrite { key, offset, value, .. } => {
+        let Some(m) = e.custom::<SnapEvent>() else { return Ok(()) };
+        match &m {
+            SnapEvent::StoreWrite { key, offset, value, .. } => {
                 self.applied.entry((*key, *offset, *value)).or_insert(e.i);
                 self.latest.insert(*key, e.i);
             }
-            ModelEvent::SnapPersisted {
+            SnapEvent::SnapPersisted {
                 key,
                 offset,
                 value,
@@ -54,7 +55,7 @@ impl Invariant for NoLostWrite {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::tests::ev;
+    use super::super::tests::ev;
 
     fn v(last: u64) -> Option<SnapValue> {
         Some(SnapValue {
@@ -68,7 +69,7 @@ mod tests {
         ev(
             i,
             0,
-            ModelEvent::StoreWrite {
+            SnapEvent::StoreWrite {
                 key: 1,
                 offset,
                 value,
@@ -83,7 +84,7 @@ mod tests {
         ev(
             i,
             2,
-            ModelEvent::SnapPersisted {
+            SnapEvent::SnapPersisted {
                 key: 1,
                 offset,
                 value,

@@ -1,10 +1,9 @@
 //! Turning a run into a verdict a user can act on: expected or not, and a
 //! report on disk with the command that replays it.
 
-use models::catalogue;
-use sim::report::{Report, Stats, SCHEMA};
-use sim::scenario::Expect;
-use sim::{RunOutcome, Scenario, Status};
+use crate::report::{Report, Stats, SCHEMA};
+use crate::scenario::{Expect, Scenario};
+use crate::world::{RunOutcome, Status};
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,8 +75,4 @@ pub fn describe(out: &RunOutcome) -> String {
         ),
         Status::Error => format!("error: {}", v.message.as_deref().unwrap_or("")),
     }
-}
-
-pub fn validate_bugs(scenario: &Scenario, bugs: &[String]) -> Result<(), String> {
-    catalogue::validate(scenario, bugs)
 }

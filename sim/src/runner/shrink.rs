@@ -1,61 +1,55 @@
-//! `dst shrink REPORT`: remove fault-plan entries while the same invariant
+//! Shrinking: remove fault-plan entries while the same invariant
 //! still breaks, so the report a user reads holds only the faults that
 //! matter. Greedy delta debugging over the plan, bounded in runs.
 
-use crate::commands::{load_report, run_seed};
-use crate::{outcome, Exit};
-use sim::nemesis::PlanEntry;
-use sim::Status;
+use super::{load_report, outcome, run_seed};
+use crate::nemesis::PlanEntry;
+use crate::registry::Registry;
+use crate::world::{Status, Verdict};
 use std::path::{Path, PathBuf};
 
-pub fn main(path: &Path, out: Option<PathBuf>, max_runs: u64, json: bool) -> Exit {
-    let (r, scenario) = match load_report(path) {
-        Ok(x) => x,
-        Err(e) => return Exit::Bad(e),
-    };
+/// What shrinking a report did.
+pub struct Shrunk {
+    /// Plan entries before and after.
+    pub from: usize,
+    pub to: usize,
+    pub runs: u64,
+    /// The verdict of the shrunk plan (the same invariant as the report's).
+    pub verdict: Verdict,
+    pub described: String,
+    /// Where the shrunk report was written.
+    pub report: PathBuf,
+}
+
+/// Shrinks the plan of the report at `path` within `max_runs` runs and
+/// writes the result to `out` (default: `REPORT.shrunk.json`). The error
+/// is one line about the input.
+pub fn shrink(registry: &Registry, path: &Path, out: Option<PathBuf>, max_runs: u64) -> Result<Shrunk, String> {
+    let (r, scenario) = load_report(registry, path)?;
     if r.verdict.status != Status::Violation {
-        return Exit::Bad(format!(
-            "{}: only a report with a violation can be shrunk",
-            path.display()
-        ));
+        return Err(format!("{}: only a report with a violation can be shrunk", path.display()));
     }
     let target = r.verdict.invariant.clone();
     let mut runs = 0u64;
     let mut still_fails = |plan: &[PlanEntry]| -> Result<bool, String> {
         runs += 1;
-        let (o, _) = run_seed(&scenario, r.seed, &r.bugs, Some(plan.to_vec()))?;
+        let (o, _) = run_seed(registry, &scenario, r.seed, &r.bugs, Some(plan.to_vec()))?;
         Ok(o.verdict.status == Status::Violation && o.verdict.invariant == target)
     };
-    let plan = match minimize(r.plan.clone(), max_runs, &mut still_fails) {
-        Ok(p) => p,
-        Err(e) => return Exit::Bad(e),
-    };
-    let (o, wall_ms) = match run_seed(&scenario, r.seed, &r.bugs, Some(plan.clone())) {
-        Ok(x) => x,
-        Err(e) => return Exit::Bad(e),
-    };
+    let plan = minimize(r.plan.clone(), max_runs, &mut still_fails)?;
+    let (o, wall_ms) = run_seed(registry, &scenario, r.seed, &r.bugs, Some(plan.clone()))?;
     let dest = out.unwrap_or_else(|| path.with_extension("shrunk.json"));
     let mut report = outcome::report(&o, &scenario, r.seed, &r.bugs, wall_ms, &dest);
     report.plan = plan;
-    if let Err(e) = report.write(&dest) {
-        return Exit::Bad(e);
-    }
-    if json {
-        println!(
-            "{}",
-            serde_json::json!({"from": r.plan.len(), "to": report.plan.len(), "runs": runs,
-                "verdict": o.verdict, "report": dest})
-        );
-    } else {
-        println!(
-            "shrunk the plan from {} to {} entries in {runs} runs: {}",
-            r.plan.len(),
-            report.plan.len(),
-            outcome::describe(&o)
-        );
-        println!("report: {}  (replay: dst replay {})", dest.display(), dest.display());
-    }
-    Exit::Found
+    report.write(&dest)?;
+    Ok(Shrunk {
+        from: r.plan.len(),
+        to: report.plan.len(),
+        runs,
+        verdict: o.verdict.clone(),
+        described: outcome::describe(&o),
+        report: dest,
+    })
 }
 
 /// Remove chunks of the plan, halving the chunk size, as long as `fails`
@@ -93,7 +87,7 @@ pub fn minimize(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim::nemesis::Action;
+    use crate::nemesis::Action;
 
     fn entry(node: usize) -> PlanEntry {
         PlanEntry {

@@ -1,5 +1,6 @@
-use super::{Invariant, Violation};
-use crate::event::{Event, EventKind, ModelEvent};
+use sim::check::{Invariant, Violation};
+use crate::snapshot::events::SnapEvent;
+use sim::event::{Event, EventKind};
 use std::collections::BTreeMap;
 
 /// Liveness of the snapshot store: by the end of the liveness phase every
@@ -23,24 +24,26 @@ impl Invariant for SnapshotLiveness {
     }
 
     fn observe(&mut self, e: &Event) -> Result<(), Violation> {
-        match &e.kind {
-            EventKind::Heal { .. } => self.heal = Some(e.i),
-            EventKind::Model(ModelEvent::JournalAppend {
+        if let EventKind::Heal { .. } = e.kind {
+            self.heal = Some(e.i);
+        }
+        match e.custom::<SnapEvent>() {
+            Some(SnapEvent::JournalAppend {
                 key, offset, update, ..
             }) => {
-                self.last.insert(*key, (*offset, update.is_none(), e.i));
+                self.last.insert(key, (offset, update.is_none(), e.i));
             }
-            EventKind::Model(ModelEvent::StoreWrite { key, offset, value, .. }) => {
-                self.row.insert(*key, (Some(*offset), value.is_some()));
+            Some(SnapEvent::StoreWrite { key, offset, value, .. }) => {
+                self.row.insert(key, (Some(offset), value.is_some()));
             }
-            EventKind::Model(ModelEvent::StoreRemove { key, .. }) => {
-                self.row.remove(key);
+            Some(SnapEvent::StoreRemove { key, .. }) => {
+                self.row.remove(&key);
             }
-            EventKind::Model(ModelEvent::StoreReap { key, row_gone, .. }) => {
-                if *row_gone {
-                    self.row.remove(key);
+            Some(SnapEvent::StoreReap { key, row_gone, .. }) => {
+                if row_gone {
+                    self.row.remove(&key);
                 } else {
-                    self.row.insert(*key, (None, false));
+                    self.row.insert(key, (None, false));
                 }
             }
             _ => {}
@@ -81,14 +84,14 @@ impl Invariant for SnapshotLiveness {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::tests::ev;
-    use crate::event::SnapValue;
+    use super::super::tests::ev;
+    use crate::snapshot::events::SnapValue;
 
     fn append(i: u64, key: u32, offset: u64, update: Option<u64>) -> Event {
         ev(
             i,
             1,
-            ModelEvent::JournalAppend {
+            SnapEvent::JournalAppend {
                 partition: 0,
                 key,
                 offset,
@@ -106,7 +109,7 @@ mod tests {
         ev(
             i,
             0,
-            ModelEvent::StoreWrite {
+            SnapEvent::StoreWrite {
                 key,
                 offset,
                 value,
@@ -138,7 +141,7 @@ mod tests {
         c.observe(&ev(
             5,
             0,
-            ModelEvent::StoreReap {
+            SnapEvent::StoreReap {
                 key: 2,
                 offset: Some(4),
                 row_gone: true,

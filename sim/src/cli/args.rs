@@ -1,4 +1,4 @@
-//! The command line, as DESIGN.md lays it out.
+//! The command line's arguments.
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -77,9 +77,9 @@ pub enum Cmd {
         /// Seeds per scenario.
         #[arg(long, default_value_t = 40)]
         seeds: u64,
-        /// Only this scenario.
+        /// Only these scenarios (repeatable), measured side by side.
         #[arg(long)]
-        scenario: Option<String>,
+        scenario: Vec<String>,
         #[arg(long)]
         json: bool,
     },
@@ -122,7 +122,7 @@ pub struct CheckArgs {
     #[arg(long, value_enum)]
     pub format: Option<HistoryFormat>,
     /// Search steps allowed per key before the verdict is "unknown".
-    #[arg(long, default_value_t = sim::lin::DEFAULT_BUDGET_PER_KEY)]
+    #[arg(long, default_value_t = crate::lin::DEFAULT_BUDGET_PER_KEY)]
     pub budget: u64,
     #[arg(long)]
     pub json: bool,

@@ -1,5 +1,6 @@
-use super::{Invariant, Violation};
-use crate::event::{Event, EventKind, ModelEvent};
+use sim::check::{Invariant, Violation};
+use crate::snapshot::events::SnapEvent;
+use sim::event::Event;
 use std::collections::BTreeMap;
 
 /// A key's stored offset never decreases while the store holds it. A row
@@ -17,9 +18,9 @@ impl Invariant for OffsetMonotonic {
     }
 
     fn observe(&mut self, e: &Event) -> Result<(), Violation> {
-        let EventKind::Model(m) = &e.kind else { return Ok(()) };
-        match m {
-            ModelEvent::StoreWrite {
+        let Some(m) = e.custom::<SnapEvent>() else { return Ok(()) };
+        match &m {
+            SnapEvent::StoreWrite {
                 key,
                 offset,
                 writer,
@@ -39,7 +40,7 @@ impl Invariant for OffsetMonotonic {
                 }
                 self.stored.insert(*key, (*offset, e.i));
             }
-            ModelEvent::StoreRemove { key, .. } | ModelEvent::StoreReap { key, .. } => {
+            SnapEvent::StoreRemove { key, .. } | SnapEvent::StoreReap { key, .. } => {
                 self.stored.remove(key);
             }
             _ => {}
@@ -51,8 +52,8 @@ impl Invariant for OffsetMonotonic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::tests::ev;
-    use crate::event::SnapValue;
+    use super::super::tests::ev;
+    use crate::snapshot::events::SnapValue;
 
     fn write(i: u64, key: u32, offset: u64) -> Event {
         let value = Some(SnapValue {
@@ -63,7 +64,7 @@ mod tests {
         ev(
             i,
             0,
-            ModelEvent::StoreWrite {
+            SnapEvent::StoreWrite {
                 key,
                 offset,
                 value,
@@ -91,7 +92,7 @@ mod tests {
         c.observe(&ev(
             2,
             0,
-            ModelEvent::StoreReap {
+            SnapEvent::StoreReap {
                 key: 1,
                 offset: Some(9),
                 row_gone: true,

@@ -1,98 +1,107 @@
 //! The small commands: list, run, replay.
 
-use crate::outcome::{self, Class};
-use crate::Exit;
-use models::catalogue;
-use models::scenarios as builtin;
-use sim::report::Report;
-use sim::{RunOutcome, Scenario};
+use super::Exit;
+use crate::registry::Registry;
+use crate::report::Report;
+use crate::runner::{self, load_report, run_seed, Class};
+use crate::scenario::Scenario;
 use std::path::{Path, PathBuf};
 
-/// Run one seed; a panic in the harness itself becomes an error line.
-pub fn run_seed(
-    scenario: &Scenario,
-    seed: u64,
-    bugs: &[String],
-    plan: Option<Vec<sim::nemesis::PlanEntry>>,
-) -> Result<(RunOutcome, u64), String> {
-    let start = std::time::Instant::now();
-    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        catalogue::run(scenario, seed, bugs, plan)
-    }))
-    .map_err(|p| {
-        format!(
-            "harness panicked on {} seed {seed}: {}",
-            scenario.name,
-            sim::world::panic_text(&p)
-        )
-    })??;
-    Ok((out, start.elapsed().as_millis() as u64))
-}
-
-pub fn list(json: bool) -> Exit {
-    let scenarios = builtin::all();
+pub fn list(reg: &Registry, json: bool) -> Exit {
+    let scenarios = reg.scenarios();
+    let bugs: Vec<_> = reg.bugs().collect();
+    let real: Vec<_> = reg.real_bugs().collect();
     if json {
         let v = serde_json::json!({
+            "models": reg.models().iter().map(|m| serde_json::json!({
+                "name": m.name, "about": m.about,
+                "invariants": reg.invariants_of(m).map(|(id, _)| id).collect::<Vec<_>>(),
+                "coverage_goals": m.goals.iter().map(|(g, about)| serde_json::json!({"id": g, "about": about})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
             "scenarios": scenarios.iter().map(|s| serde_json::json!({
                 "name": s.name, "description": s.description, "model": s.model, "nodes": s.nodes,
                 "invariants": s.invariants, "coverage": s.coverage, "expect": s.expect,
             })).collect::<Vec<_>>(),
-            "bugs": catalogue::BUGS.iter().map(|b| serde_json::json!({
-                "id": b.id, "model": b.model, "kind": b.kind, "invariants": b.invariants,
+            "bugs": bugs.iter().map(|(m, b)| serde_json::json!({
+                "id": b.id, "model": m.name, "kind": b.kind, "invariants": b.invariants,
                 "scenario": b.scenario, "summary": b.summary,
             })).collect::<Vec<_>>(),
-            "invariants": sim::check::INVARIANTS.iter().map(|(id, d)| serde_json::json!({"id": id, "holds_when": d})).collect::<Vec<_>>(),
+            "real_bugs": real.iter().map(|(m, b)| {
+                let mut v = serde_json::to_value(b).expect("json");
+                v["model"] = serde_json::json!(m.name);
+                v
+            }).collect::<Vec<_>>(),
+            "invariants": reg.all_invariants().iter().map(|(id, d)| serde_json::json!({"id": id, "holds_when": d})).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&v).expect("json"));
         return Exit::Clean;
     }
+    let wm = reg.models().iter().map(|m| m.name.len()).max().unwrap_or(0);
+    println!("models:");
+    for m in reg.models() {
+        println!("  {:<wm$}  {}", m.name, m.about);
+    }
     let w = scenarios.iter().map(|s| s.name.len()).max().unwrap_or(0);
     println!("scenarios:");
-    for s in &scenarios {
+    for s in scenarios {
         println!("  {:<w$}  {} nodes  {}", s.name, s.nodes, s.description);
     }
-    let wb = catalogue::BUGS.iter().map(|b| b.id.len()).max().unwrap_or(0);
-    let wi = catalogue::BUGS
-        .iter()
-        .map(|b| b.invariants.join("|").len())
-        .max()
-        .unwrap_or(0);
-    let ws = catalogue::BUGS.iter().map(|b| b.scenario.len()).max().unwrap_or(0);
-    println!("bugs:");
-    for b in catalogue::BUGS {
+    let wb = bugs.iter().map(|(_, b)| b.id.len()).max().unwrap_or(0);
+    let wi = bugs.iter().map(|(_, b)| b.invariants.join("|").len()).max().unwrap_or(0);
+    let ws = bugs.iter().map(|(_, b)| b.scenario.len()).max().unwrap_or(0);
+    println!("bug switches:");
+    for (_, b) in &bugs {
         let inv = b.invariants.join("|");
         println!(
             "  {:<wb$}  {:<8} caught by {inv:<wi$}  in {:<ws$}  {}",
             b.id, b.kind, b.scenario, b.summary
         );
     }
-    let wv = sim::check::INVARIANTS.iter().map(|(id, _)| id.len()).max().unwrap_or(0);
+    if !real.is_empty() {
+        println!("real bugs (pinned releases, no switch):");
+        for (_, b) in &real {
+            println!(
+                "  {}  {} ({}; fixed in {})  {} caught by {}  in {}, control {}",
+                b.id,
+                b.release,
+                b.reference,
+                b.fixed_in,
+                b.kind,
+                b.invariants.join("|"),
+                b.scenario,
+                b.fixed_scenario
+            );
+            println!("      {}", b.summary);
+        }
+    }
+    let all = reg.all_invariants();
+    let wv = all.iter().map(|(id, _)| id.len()).max().unwrap_or(0);
     println!("invariants:");
-    for (id, d) in sim::check::INVARIANTS {
+    for (id, d) in all {
         println!("  {id:<wv$}  {d}");
     }
     Exit::Clean
 }
 
-pub fn run(name: &str, seed: u64, bugs: &[String], report: Option<PathBuf>, json: bool) -> Exit {
-    let scenario = match builtin::load(name) {
+pub fn run(reg: &Registry, name: &str, seed: u64, bugs: &[String], report: Option<PathBuf>, json: bool) -> Exit {
+    let scenario = match reg.load(name) {
         Ok(s) => s,
         Err(e) => return Exit::Bad(e),
     };
-    if let Err(e) = outcome::validate_bugs(&scenario, bugs) {
+    if let Err(e) = reg.validate(&scenario, bugs) {
         return Exit::Bad(e);
     }
-    let (out, wall_ms) = match run_seed(&scenario, seed, bugs, None) {
+    let (out, wall_ms) = match run_seed(reg, &scenario, seed, bugs, None) {
         Ok(r) => r,
         Err(e) => return Exit::Bad(e),
     };
-    let class = outcome::classify(&out, &scenario, bugs);
+    let class = runner::classify(&out, &scenario, bugs);
     let path = report.clone().or_else(|| {
-        (out.verdict.status != sim::Status::Pass)
-            .then(|| outcome::report_path(Path::new("reports"), &scenario.name, seed, bugs))
+        (out.verdict.status != crate::world::Status::Pass)
+            .then(|| runner::report_path(Path::new("reports"), &scenario.name, seed, bugs))
     });
     let written = match &path {
-        Some(p) => match outcome::report(&out, &scenario, seed, bugs, wall_ms, p).write(p) {
+        Some(p) => match runner::report(&out, &scenario, seed, bugs, wall_ms, p).write(p) {
             Ok(()) => Some(p.clone()),
             Err(e) => return Exit::Bad(e),
         },
@@ -110,7 +119,7 @@ pub fn run(name: &str, seed: u64, bugs: &[String], report: Option<PathBuf>, json
         println!(
             "{} seed {seed}: {} [{} events, {} messages, {:.1} s simulated, {wall_ms} ms, trace {}]",
             scenario.name,
-            outcome::describe(&out),
+            runner::describe(&out),
             out.trace.len(),
             out.messages,
             out.sim_ns as f64 / 1e9,
@@ -127,35 +136,23 @@ pub fn run(name: &str, seed: u64, bugs: &[String], report: Option<PathBuf>, json
         }
     }
     match class {
-        Class::Pass | Class::Expected if out.verdict.status == sim::Status::Pass => Exit::Clean,
+        Class::Pass | Class::Expected if out.verdict.status == crate::world::Status::Pass => Exit::Clean,
         _ => Exit::Found,
     }
 }
 
-/// A report and the scenario it ran, both checked; the error is one line.
-pub fn load_report(path: &Path) -> Result<(Report, Scenario), String> {
-    let r = Report::read(path)?;
-    let scenario: Scenario = serde_json::from_value(r.config.clone())
-        .map_err(|e| format!("{}: the report's scenario is invalid: {e}", path.display()))?;
-    scenario
-        .validate()
-        .and_then(|_| outcome::validate_bugs(&scenario, &r.bugs))
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok((r, scenario))
-}
-
-pub fn replay(path: &Path, json: bool) -> Exit {
-    let (r, scenario) = match load_report(path) {
+pub fn replay(reg: &Registry, path: &Path, json: bool) -> Exit {
+    let (r, scenario) = match load_report(reg, path) {
         Ok(x) => x,
         Err(e) => return Exit::Bad(e),
     };
-    let (out, _) = match run_seed(&scenario, r.seed, &r.bugs, Some(r.plan.clone())) {
+    let (out, _) = match run_seed(reg, &scenario, r.seed, &r.bugs, Some(r.plan.clone())) {
         Ok(x) => x,
         Err(e) => return Exit::Bad(e),
     };
     let same_verdict = out.verdict == r.verdict;
     let same_hash = out.trace.hash_hex() == r.trace_hash;
-    let (offline_agrees, offline) = offline_verdict(&scenario, &r);
+    let (offline_agrees, offline) = offline_verdict(reg, &scenario, &r);
     let reproduced = same_verdict && same_hash && offline_agrees;
     let divergence = (!same_hash).then(|| first_divergence(out.trace.events(), &r.trace));
     if json {
@@ -171,7 +168,7 @@ pub fn replay(path: &Path, json: bool) -> Exit {
             "reproduced: {} seed {}: {} (trace {})",
             r.scenario,
             r.seed,
-            outcome::describe(&out),
+            runner::describe(&out),
             r.trace_hash
         );
         println!("offline check of the saved trace: {offline}");
@@ -201,16 +198,16 @@ pub fn replay(path: &Path, json: bool) -> Exit {
 
 /// Re-check the report's saved trace with the scenario's checkers, offline.
 /// Whether it agrees with the recorded verdict, and what it found.
-fn offline_verdict(scenario: &Scenario, r: &Report) -> (bool, String) {
-    if r.verdict.status == sim::Status::Error {
+fn offline_verdict(reg: &Registry, scenario: &Scenario, r: &Report) -> (bool, String) {
+    if r.verdict.status == crate::world::Status::Error {
         return (true, "skipped (the run ended in an error)".into());
     }
-    let checkers = match catalogue::checkers(scenario) {
+    let checkers = match reg.checkers(scenario) {
         Ok(c) => c,
         Err(e) => return (false, format!("impossible ({e})")),
     };
-    match sim::check::check_trace(&r.trace, checkers, r.stats.sim_ns) {
-        Ok(()) if r.verdict.status == sim::Status::Pass => (true, "pass, as recorded".into()),
+    match crate::check::check_trace(&r.trace, checkers, r.stats.sim_ns) {
+        Ok(()) if r.verdict.status == crate::world::Status::Pass => (true, "pass, as recorded".into()),
         Ok(()) => (false, "pass, but the report records a violation".into()),
         Err(v) if r.verdict.invariant.as_deref() == Some(v.invariant.as_str()) && r.verdict.evidence == v.evidence => {
             (true, format!("{} at events {:?}, as recorded", v.invariant, v.evidence))
@@ -225,7 +222,7 @@ fn offline_verdict(scenario: &Scenario, r: &Report) -> (bool, String) {
     }
 }
 
-fn first_divergence(a: &[sim::event::Event], b: &[sim::event::Event]) -> usize {
+fn first_divergence(a: &[crate::event::Event], b: &[crate::event::Event]) -> usize {
     a.iter()
         .zip(b)
         .position(|(x, y)| x != y)

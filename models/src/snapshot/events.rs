@@ -1,0 +1,97 @@
+//! The snapshot store's own event vocabulary. `sim` knows none of it: the
+//! events travel as custom model events, and only this model's checkers
+//! read them.
+
+use serde::{Deserialize, Serialize};
+use sim::machine::NodeId;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "model", rename_all = "kebab-case")]
+pub enum SnapEvent {
+    /// The store applied a conditional (or, with a bug, plain) write to
+    /// `key`'s row. `value: None` is an offset-carrying tombstone. `stmt`
+    /// names the statement; `writer` and `generation` say who sent it.
+    StoreWrite {
+        key: u32,
+        offset: u64,
+        value: Option<SnapValue>,
+        stmt: String,
+        writer: NodeId,
+        generation: u64,
+    },
+    /// A delete at `offset` removed `key`'s row outright.
+    StoreRemove {
+        key: u32,
+        offset: u64,
+        writer: NodeId,
+        generation: u64,
+    },
+    /// TTLs ran out on the store's clock. `offset` is what the row carried
+    /// before; `row_gone`: the whole row vanished, otherwise only its offset
+    /// cell did (a guard-expired row, visible with a null offset).
+    StoreReap {
+        key: u32,
+        offset: Option<u64>,
+        row_gone: bool,
+    },
+    /// A partition owner took `key`'s state at `offset` as persisted.
+    SnapPersisted {
+        key: u32,
+        offset: u64,
+        value: Option<SnapValue>,
+        generation: u64,
+    },
+    /// A record appended to a journal partition: `update: None` is a delete.
+    JournalAppend {
+        partition: u32,
+        key: u32,
+        offset: u64,
+        update: Option<u64>,
+    },
+    /// A partition's committed offset moved: every record below `offset` is
+    /// claimed persisted by the owner of `generation`.
+    JournalCommit {
+        partition: u32,
+        offset: u64,
+        generation: u64,
+    },
+}
+
+/// One key's state: the fold of its journal records since its last delete.
+/// `since` is the offset of the update that began this life, `last` the
+/// newest update folded in, `digest` all of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct SnapValue {
+    pub since: u64,
+    pub last: u64,
+    pub digest: u64,
+}
+
+impl SnapValue {
+    /// Folds the record at `offset` (`update: None` deletes) into `prev`.
+    /// A record no newer than the live value's own `last` changes nothing:
+    /// a live value guards itself, a tombstone (no value) cannot.
+    pub fn fold(prev: Option<SnapValue>, offset: u64, update: Option<u64>) -> Option<SnapValue> {
+        if prev.is_some_and(|v| offset <= v.last) {
+            return prev;
+        }
+        let x = update?;
+        let mix = |d: u64| {
+            (d ^ x ^ offset.rotate_left(32))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .rotate_left(23)
+        };
+        Some(match prev {
+            Some(v) => SnapValue {
+                since: v.since,
+                last: offset,
+                digest: mix(v.digest),
+            },
+            None => SnapValue {
+                since: offset,
+                last: offset,
+                digest: mix(0),
+            },
+        })
+    }
+}

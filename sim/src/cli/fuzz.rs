@@ -1,0 +1,129 @@
+//! `dst fuzz`: the runner's fuzz with a progress bar, a line for every seed
+//! that did not simply pass, and a summary per scenario.
+
+use super::args::FuzzArgs;
+use super::progress::{parse_duration, Progress};
+use super::Exit;
+use crate::registry::Registry;
+use crate::runner::{fuzz_with, parse_seeds, parse_shard, pool, FuzzOptions, FuzzSummary, SeedDone};
+use std::time::Duration;
+
+/// With no seed range and no budget, fuzz runs about this long.
+const DEFAULT_BUDGET: Duration = Duration::from_secs(60);
+
+pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
+    let (lo, hi) = match a.seeds.as_deref().map(parse_seeds).transpose() {
+        Ok(r) => r.unwrap_or((0, u64::MAX)),
+        Err(e) => return Exit::Bad(e),
+    };
+    let budget = match a.budget.as_deref().map(parse_duration).transpose() {
+        Ok(Some(b)) => Some(b),
+        Ok(None) if a.seeds.is_none() => Some(DEFAULT_BUDGET),
+        Ok(None) => None,
+        Err(e) => return Exit::Bad(e),
+    };
+    let shard = match a.shard.as_deref().map(parse_shard).transpose() {
+        Ok(s) => s.unwrap_or((0, 1)),
+        Err(e) => return Exit::Bad(e),
+    };
+    let opts = FuzzOptions {
+        scenarios: if a.scenario == "all" { vec![] } else { vec![a.scenario.clone()] },
+        seeds: lo..hi,
+        budget,
+        jobs: pool::jobs(a.jobs),
+        shard,
+        bugs: a.bugs.clone(),
+        report_dir: Some(a.report_dir.clone()),
+        determinism: a.determinism,
+    };
+    let n_sc = if opts.scenarios.is_empty() { reg.scenarios().len() as u64 } else { 1 };
+    let total = (hi != u64::MAX).then(|| (hi - lo).div_ceil(shard.1) * n_sc);
+    let mut progress = Progress::new(total, a.json);
+    let (mut done, mut bad) = (0u64, 0u64);
+    let summary = fuzz_with(reg, &opts, |d: &SeedDone| {
+        done += 1;
+        if !matches!(d.class, Ok(crate::runner::Class::Pass | crate::runner::Class::Expected)) {
+            bad += 1;
+        }
+        if !d.line.is_empty() {
+            let replay = d
+                .report
+                .as_ref()
+                .map(|p| format!("\n  replay: dst replay {}", p.display()))
+                .unwrap_or_default();
+            progress.line(&format!("{}{replay}", d.line));
+        }
+        progress.update(done, bad);
+    });
+    progress.finish();
+    match summary {
+        Ok(s) => print(&s, a.json),
+        Err(e) => Exit::Bad(e),
+    }
+}
+
+fn print(s: &FuzzSummary, json: bool) -> Exit {
+    if json {
+        let v: Vec<_> = (0..s.scenarios.len())
+            .map(|i| {
+                serde_json::json!({"scenario": s.scenarios[i].name, "ok": s.scenario_ok(i), "tally": s.tallies[i],
+                    "coverage_missing": s.missing(i), "expected_violation_unseen": s.expect_unmet(i)})
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({"bugs": s.bugs, "seconds": s.took.as_secs_f64(), "scenarios": v})
+        );
+    } else {
+        println!(
+            "fuzz summary ({:.1} s{}):",
+            s.took.as_secs_f64(),
+            if s.bugs.is_empty() {
+                String::new()
+            } else {
+                format!(", bugs: {}", s.bugs.join(" "))
+            }
+        );
+        let w = s.scenarios.iter().map(|sc| sc.name.len()).max().unwrap_or(0).max(22);
+        for (i, (sc, t)) in s.scenarios.iter().zip(&s.tallies).enumerate() {
+            let missing = s.missing(i);
+            println!(
+                "  {:<w$} {:>6} seeds  {:>6} pass  {:>5} expected  {:>4} unexpected  coverage {}/{}  {}",
+                sc.name,
+                t.seeds,
+                t.pass,
+                t.expected,
+                t.unexpected,
+                sc.coverage.len() - missing.len(),
+                sc.coverage.len(),
+                if s.scenario_ok(i) { "ok" } else { "FAILED" }
+            );
+            if !missing.is_empty() && t.seeds > 0 {
+                println!(
+                    "      coverage goals no seed reached: {}",
+                    missing.iter().map(|g| g.as_str()).collect::<Vec<_>>().join(", ")
+                );
+            }
+            if s.expect_unmet(i) {
+                println!("      the expected violation was never seen");
+            }
+            if t.undecided > 0 {
+                let shown: Vec<String> = t.undecided_seeds.iter().take(10).map(|s| s.to_string()).collect();
+                println!(
+                    "      {} seeds passed undecided (a check ran out of budget): {}",
+                    t.undecided,
+                    shown.join(" ")
+                );
+            }
+            if !t.failing_seeds.is_empty() {
+                let shown: Vec<String> = t.failing_seeds.iter().take(10).map(|s| s.to_string()).collect();
+                println!("      unexpected seeds: {}", shown.join(" "));
+            }
+        }
+    }
+    if s.ok() {
+        Exit::Clean
+    } else {
+        Exit::Found
+    }
+}

@@ -1,0 +1,90 @@
+//! `dst mutants`: the runner's hunt for every catalogued bug, printed as a
+//! table, then the control runs on the correct model or fixed release.
+
+use super::Exit;
+use crate::registry::Registry;
+use crate::runner::mutants::{mutants, targets, Hunt};
+use crate::runner::pool;
+use std::path::Path;
+
+pub fn main(reg: &Registry, max_seeds: u64, only: &[String], jobs: Option<usize>, dir: &Path, json: bool) -> Exit {
+    if max_seeds == 0 {
+        return Exit::Bad("--max-seeds must be at least 1".into());
+    }
+    let chosen = match targets(reg, only) {
+        Ok(t) => t,
+        Err(e) => return Exit::Bad(e),
+    };
+    let s = mutants(reg, chosen, max_seeds, pool::jobs(jobs), dir, |h: &Hunt| {
+        if !json {
+            eprintln!(
+                "  {} : {}",
+                h.target.bug,
+                h.found_by.as_deref().map_or("not found".to_string(), |f| format!(
+                    "found by {f} after {} seeds",
+                    h.seeds
+                ))
+            );
+        }
+    });
+    let (median, max) = s.seeds_to_find();
+    if json {
+        let c: Vec<_> = s
+            .controls
+            .iter()
+            .map(|(sc, c)| serde_json::json!({"scenario": sc, "seeds": c.seeds, "unexpected": c.unexpected}))
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({"max_seeds": max_seeds, "bugs": s.hunts, "correct": c, "median_seeds": median, "unfound": s.unfound()})
+        );
+    } else {
+        let wb = s.hunts.iter().map(|h| h.target.bug.len()).max().unwrap_or(0).max(26);
+        let wi = s.hunts.iter().map(|h| h.target.invariants.join("|").len()).max().unwrap_or(0).max(18);
+        println!(
+            "{:<wb$} {:<6} {:<wi$} {:<21} {:>6} {:>9}",
+            "bug", "source", "expected invariant", "found by", "seeds", "wall"
+        );
+        for h in &s.hunts {
+            let found = h
+                .found_by
+                .clone()
+                .or_else(|| h.error.clone().map(|e| format!("error: {e}")))
+                .unwrap_or_else(|| "NOT FOUND".into());
+            println!(
+                "{:<wb$} {:<6} {:<wi$} {:<21} {:>6} {:>7.1} s",
+                h.target.bug,
+                h.target.source,
+                h.target.invariants.join("|"),
+                found,
+                h.seeds,
+                h.wall_ms as f64 / 1e3
+            );
+        }
+        println!();
+        let wc = s.controls.keys().map(|k| k.len()).max().unwrap_or(0);
+        for (sc, c) in &s.controls {
+            println!(
+                "control (correct model or fixed release) on {sc:<wc$} {:>6} seeds  {}",
+                c.seeds,
+                if c.unexpected.is_empty() {
+                    "no violation".to_string()
+                } else {
+                    format!("{} UNEXPECTED: {}", c.unexpected.len(), c.unexpected[0])
+                }
+            );
+        }
+        println!(
+            "{} of {} bugs found; median seeds to find: {}; max: {}",
+            s.hunts.len() - s.unfound(),
+            s.hunts.len(),
+            median.map_or("-".into(), |m| m.to_string()),
+            max.map_or("-".into(), |m| m.to_string())
+        );
+    }
+    if s.ok() {
+        Exit::Clean
+    } else {
+        Exit::Found
+    }
+}

@@ -1,0 +1,468 @@
+//! The registry: every model dst can run, registered once with its config
+//! type, its machine factory, its bug switches, its coverage goals and its
+//! own invariants, together with the scenarios that come built in. Every
+//! command reads this and nothing else, so a user's model behaves exactly
+//! like a built-in one: scenarios name it by `"model"`, `dst list` shows it,
+//! reports replay it.
+//!
+//! ```
+//! use sim::registry::{Bug, ModelDef, Registry};
+//! # use sim::machine::{Io, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
+//! # use sim::workload::{ClientReply, ClientReq};
+//! # #[derive(Clone, Debug, serde::Serialize)] struct Ping;
+//! # impl MsgInfo for Ping { fn kind(&self) -> &'static str { "ping" } }
+//! # struct Node { slow: bool }
+//! # impl Machine for Node {
+//! #     type Msg = Ping; type Rec = ();
+//! #     fn boot(&mut self, _: &mut Io<Self>) {}
+//! #     fn on_message(&mut self, _: NodeId, _: Ping, _: &mut Io<Self>) {}
+//! #     fn on_timer(&mut self, _: TimerId, _: &mut Io<Self>) {}
+//! #     fn on_client(&mut self, r: ClientReq, io: &mut Io<Self>) { io.reply(r.req_id, ClientReply::Unknown) }
+//! #     fn on_fsynced(&mut self, _: SyncTicket, _: &mut Io<Self>) {}
+//! # }
+//! #[derive(Clone, Default, serde::Deserialize)]
+//! #[serde(default, deny_unknown_fields)]
+//! struct Config { tick_ms: u64 }
+//!
+//! let mut registry = Registry::new();
+//! registry.add(
+//!     ModelDef::new("pinger", "a toy", |setup: sim::registry::Setup<'_, Config>| {
+//!         let slow = setup.bug("slow-ack");
+//!         Ok(move |_id| Node { slow })
+//!     })
+//!     .bugs(&[Bug {
+//!         id: "slow-ack",
+//!         kind: "liveness",
+//!         invariants: &["liveness"],
+//!         scenario: "pinger-basic",
+//!         summary: "acks wait for the next tick",
+//!     }])
+//!     .goals(&[("pinged", "a ping went round")]),
+//! );
+//! assert!(registry.model("pinger").is_ok());
+//! assert!(registry.model("paxos").unwrap_err().contains("unknown model 'paxos'"));
+//! ```
+
+use crate::check::{self, Invariant};
+use crate::machine::{Machine, NodeId};
+use crate::nemesis::PlanEntry;
+use crate::scenario::{Expect, Scenario};
+use crate::world::{RunOutcome, RunSpec};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::sync::Arc;
+
+/// A bug switch: a defect the model can be told to have (`--bug ID`), and
+/// where it must be caught.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Bug {
+    pub id: &'static str,
+    /// "safety" or "liveness".
+    pub kind: &'static str,
+    /// The invariants that may catch it, the expected one first.
+    pub invariants: &'static [&'static str],
+    /// The scenario that exposes it.
+    pub scenario: &'static str,
+    pub summary: &'static str,
+}
+
+/// A defect of a pinned third-party release, found by running that release
+/// itself: no switch, the buggy code is the model. Its fixed release runs
+/// the same faults under `fixed_scenario` and must pass.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RealBug {
+    pub id: &'static str,
+    /// The release that has it ("raft 0.4.3").
+    pub release: &'static str,
+    /// The first release without it, and the change that fixed it.
+    pub fixed_in: &'static str,
+    /// Where it is documented (an issue, a pull request).
+    pub reference: &'static str,
+    pub kind: &'static str,
+    pub invariants: &'static [&'static str],
+    /// The scenario on the buggy release that exposes it.
+    pub scenario: &'static str,
+    /// The same faults on the fixed release.
+    pub fixed_scenario: &'static str,
+    pub summary: &'static str,
+}
+
+/// A model's own invariant: its id, what it holds, and how to build its
+/// checker for a scenario.
+#[derive(Clone)]
+pub struct InvariantDef {
+    pub id: &'static str,
+    pub holds_when: &'static str,
+    build: Arc<dyn Fn(&Scenario) -> Box<dyn Invariant> + Send + Sync>,
+}
+
+impl InvariantDef {
+    pub fn new<F>(id: &'static str, holds_when: &'static str, build: F) -> InvariantDef
+    where
+        F: Fn(&Scenario) -> Box<dyn Invariant> + Send + Sync + 'static,
+    {
+        InvariantDef {
+            id,
+            holds_when,
+            build: Arc::new(build),
+        }
+    }
+}
+
+/// What a model's builder gets: its parsed config, the scenario, and the
+/// bug switches turned on (each already checked to be one of the model's).
+pub struct Setup<'a, C> {
+    pub config: C,
+    pub scenario: &'a Scenario,
+    pub bugs: &'a [String],
+}
+
+impl<C> Setup<'_, C> {
+    /// Whether bug switch `id` is on.
+    pub fn bug(&self, id: &str) -> bool {
+        self.bugs.iter().any(|b| b == id)
+    }
+}
+
+type Runner = Box<dyn for<'s> FnOnce(RunSpec<'s>) -> RunOutcome>;
+type Prepare = dyn Fn(&Scenario, &[String]) -> Result<Runner, String> + Send + Sync;
+
+/// One model as dst knows it.
+pub struct ModelDef {
+    pub name: String,
+    pub about: String,
+    pub bugs: Vec<Bug>,
+    pub real_bugs: Vec<RealBug>,
+    /// `sometimes` goals the model can mark reached: id and meaning.
+    pub goals: Vec<(&'static str, &'static str)>,
+    pub invariants: Vec<InvariantDef>,
+    prepare: Box<Prepare>,
+}
+
+impl ModelDef {
+    /// A model named `name` whose scenario `config` parses as `C` (a JSON
+    /// `null` or absent config reads as `{}`). `build` checks the config and
+    /// returns the factory that makes a node's machine at every boot.
+    pub fn new<C, M, G, F>(name: &str, about: &str, build: F) -> ModelDef
+    where
+        C: DeserializeOwned,
+        M: Machine + 'static,
+        G: Fn(NodeId) -> M + 'static,
+        F: Fn(Setup<'_, C>) -> Result<G, String> + Send + Sync + 'static,
+    {
+        let model = name.to_string();
+        let prepare = move |scenario: &Scenario, bugs: &[String]| -> Result<Runner, String> {
+            // serde would also read a struct from an array; a config is an object.
+            let raw = match &scenario.config {
+                serde_json::Value::Null => serde_json::json!({}),
+                v @ serde_json::Value::Object(_) => v.clone(),
+                v => {
+                    return Err(format!(
+                        "scenario {}: invalid {model} config: a JSON object, not {v}",
+                        scenario.name
+                    ))
+                }
+            };
+            let config: C = serde_json::from_value(raw)
+                .map_err(|e| format!("scenario {}: invalid {model} config: {e}", scenario.name))?;
+            let factory = build(Setup { config, scenario, bugs }).map_err(|e| format!("scenario {}: {e}", scenario.name))?;
+            Ok(Box::new(move |spec: RunSpec<'_>| crate::world::run(spec, factory)))
+        };
+        ModelDef {
+            name: name.to_string(),
+            about: about.to_string(),
+            bugs: Vec::new(),
+            real_bugs: Vec::new(),
+            goals: Vec::new(),
+            invariants: Vec::new(),
+            prepare: Box::new(prepare),
+        }
+    }
+
+    /// Its bug switches.
+    pub fn bugs(mut self, bugs: &[Bug]) -> Self {
+        self.bugs.extend_from_slice(bugs);
+        self
+    }
+
+    /// Defects of the pinned release this model runs.
+    pub fn real_bugs(mut self, bugs: &[RealBug]) -> Self {
+        self.real_bugs.extend_from_slice(bugs);
+        self
+    }
+
+    /// The coverage goals it can reach: (id, what reaching it means).
+    pub fn goals(mut self, goals: &[(&'static str, &'static str)]) -> Self {
+        self.goals.extend_from_slice(goals);
+        self
+    }
+
+    /// One of its own invariants.
+    pub fn invariant(mut self, inv: InvariantDef) -> Self {
+        self.invariants.push(inv);
+        self
+    }
+}
+
+impl std::fmt::Debug for ModelDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelDef")
+            .field("name", &self.name)
+            .field("bugs", &self.bugs.iter().map(|b| b.id).collect::<Vec<_>>())
+            .field("real_bugs", &self.real_bugs.iter().map(|b| b.id).collect::<Vec<_>>())
+            .field("goals", &self.goals.iter().map(|g| g.0).collect::<Vec<_>>())
+            .field("invariants", &self.invariants.iter().map(|i| i.id).collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// Every model and built-in scenario one `dst` binary knows.
+#[derive(Default)]
+pub struct Registry {
+    models: Vec<ModelDef>,
+    scenarios: Vec<Scenario>,
+}
+
+impl Registry {
+    pub fn new() -> Registry {
+        Registry::default()
+    }
+
+    /// Registers a model. Its name, bug ids and invariant ids must be new:
+    /// a clash is a defect of the program that builds the registry, so it
+    /// panics at once.
+    pub fn add(&mut self, model: ModelDef) -> &mut Self {
+        assert!(
+            self.model(&model.name).is_err(),
+            "model '{}' is registered twice",
+            model.name
+        );
+        for b in &model.bugs {
+            assert!(self.find_bug(b.id).is_err(), "bug id '{}' is registered twice", b.id);
+        }
+        for b in &model.real_bugs {
+            assert!(self.find_real_bug(b.id).is_none(), "real bug '{}' is registered twice", b.id);
+        }
+        for inv in &model.invariants {
+            assert!(
+                !check::GENERIC.iter().any(|(id, _)| *id == inv.id),
+                "model '{}' redefines the generic invariant '{}'",
+                model.name,
+                inv.id
+            );
+        }
+        self.models.push(model);
+        self
+    }
+
+    /// Adds a built-in scenario from its JSON text (for example an
+    /// `include_str!` of a file). Panics if the text is not a scenario: it
+    /// is compiled into the program, so that is a defect of the program;
+    /// [`Registry::check`] validates every built-in scenario in a test.
+    pub fn scenario(&mut self, json: &str) -> &mut Self {
+        let s = Scenario::from_json(json).unwrap_or_else(|e| panic!("a built-in scenario is invalid: {e}"));
+        assert!(
+            self.builtin(&s.name).is_none(),
+            "built-in scenario '{}' is registered twice",
+            s.name
+        );
+        self.scenarios.push(s);
+        self
+    }
+
+    pub fn models(&self) -> &[ModelDef] {
+        &self.models
+    }
+
+    /// The built-in scenarios, in the order they were added.
+    pub fn scenarios(&self) -> &[Scenario] {
+        &self.scenarios
+    }
+
+    fn builtin(&self, name: &str) -> Option<&Scenario> {
+        self.scenarios.iter().find(|s| s.name == name)
+    }
+
+    pub fn model(&self, name: &str) -> Result<&ModelDef, String> {
+        self.models.iter().find(|m| m.name == name).ok_or_else(|| {
+            let known: Vec<&str> = self.models.iter().map(|m| m.name.as_str()).collect();
+            format!("unknown model '{name}' (known: {})", known.join(", "))
+        })
+    }
+
+    /// Every bug switch with the model it belongs to.
+    pub fn bugs(&self) -> impl Iterator<Item = (&ModelDef, &Bug)> {
+        self.models.iter().flat_map(|m| m.bugs.iter().map(move |b| (m, b)))
+    }
+
+    /// Every real bug with the model (the buggy release) it belongs to.
+    pub fn real_bugs(&self) -> impl Iterator<Item = (&ModelDef, &RealBug)> {
+        self.models.iter().flat_map(|m| m.real_bugs.iter().map(move |b| (m, b)))
+    }
+
+    pub fn find_bug(&self, id: &str) -> Result<(&ModelDef, &Bug), String> {
+        self.bugs().find(|(_, b)| b.id == id).ok_or_else(|| {
+            let ids: Vec<&str> = self.bugs().map(|(_, b)| b.id).collect();
+            format!("unknown bug '{id}' (known: {})", ids.join(", "))
+        })
+    }
+
+    pub fn find_real_bug(&self, id: &str) -> Option<(&ModelDef, &RealBug)> {
+        self.real_bugs().find(|(_, b)| b.id == id)
+    }
+
+    /// Every invariant a scenario of `model` may name: the generic ones,
+    /// then the model's own.
+    pub fn invariants_of<'a>(&'a self, model: &'a ModelDef) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
+        check::GENERIC
+            .iter()
+            .copied()
+            .chain(model.invariants.iter().map(|i| (i.id, i.holds_when)))
+    }
+
+    /// Every invariant any registered model may use, each once.
+    pub fn all_invariants(&self) -> Vec<(&str, &str)> {
+        let mut all: Vec<(&str, &str)> = check::GENERIC.to_vec();
+        for m in &self.models {
+            for i in &m.invariants {
+                if !all.iter().any(|(id, _)| *id == i.id) {
+                    all.push((i.id, i.holds_when));
+                }
+            }
+        }
+        all
+    }
+
+    /// A built-in scenario by name, or a scenario file by path, validated
+    /// against its model; the error is one line.
+    pub fn load(&self, name_or_path: &str) -> Result<Scenario, String> {
+        let s = match self.builtin(name_or_path) {
+            Some(s) => s.clone(),
+            None if name_or_path.ends_with(".json") || std::path::Path::new(name_or_path).exists() => {
+                let text = std::fs::read_to_string(name_or_path)
+                    .map_err(|e| format!("cannot read scenario {name_or_path}: {e}"))?;
+                Scenario::from_json(&text).map_err(|e| format!("{name_or_path}: {e}"))?
+            }
+            None => {
+                let names: Vec<&str> = self.scenarios.iter().map(|s| s.name.as_str()).collect();
+                return Err(format!(
+                    "unknown scenario '{name_or_path}' (built-in: {}; or give a .json path)",
+                    names.join(", ")
+                ));
+            }
+        };
+        self.validate(&s, &[])?;
+        Ok(s)
+    }
+
+    /// Checks a scenario and bug switches against the registry: a known
+    /// model, invariants it may use, coverage goals it declares, bugs of
+    /// its own, and a config its builder accepts. The error is one line.
+    pub fn validate(&self, scenario: &Scenario, bugs: &[String]) -> Result<(), String> {
+        self.prepare(scenario, bugs).map(|_| ())
+    }
+
+    fn prepare(&self, scenario: &Scenario, bugs: &[String]) -> Result<Runner, String> {
+        let n = &scenario.name;
+        scenario.validate()?;
+        let model = self.model(&scenario.model).map_err(|e| format!("scenario {n}: {e}"))?;
+        for id in &scenario.invariants {
+            if !self.invariants_of(model).any(|(i, _)| i == id) {
+                let known: Vec<&str> = self.invariants_of(model).map(|(i, _)| i).collect();
+                return Err(format!(
+                    "scenario {n}: unknown invariant '{id}' for model {} (known: {})",
+                    model.name,
+                    known.join(", ")
+                ));
+            }
+        }
+        if let Expect::Violation(id) = &scenario.expect {
+            if !scenario.invariants.contains(id) {
+                return Err(format!("scenario {n}: expects a violation of '{id}', which it does not check"));
+            }
+        }
+        for goal in &scenario.coverage {
+            if !model.goals.iter().any(|(g, _)| g == goal) {
+                let known: Vec<&str> = model.goals.iter().map(|(g, _)| *g).collect();
+                return Err(format!(
+                    "scenario {n}: unknown coverage goal '{goal}' for model {} (known: {})",
+                    model.name,
+                    known.join(", ")
+                ));
+            }
+        }
+        for id in bugs {
+            let (owner, _) = self.find_bug(id)?;
+            if owner.name != model.name {
+                return Err(format!(
+                    "bug '{id}' belongs to model {}, not to scenario {n}'s {}",
+                    owner.name, model.name
+                ));
+            }
+        }
+        (model.prepare)(scenario, bugs)
+    }
+
+    /// The checkers a scenario asks for.
+    pub fn checkers(&self, scenario: &Scenario) -> Result<Vec<Box<dyn Invariant>>, String> {
+        let model = self.model(&scenario.model)?;
+        scenario
+            .invariants
+            .iter()
+            .map(|id| {
+                check::build(id, scenario)
+                    .or_else(|| model.invariants.iter().find(|i| i.id == id).map(|i| (i.build)(scenario)))
+                    .ok_or_else(|| format!("scenario {}: unknown invariant '{id}'", scenario.name))
+            })
+            .collect()
+    }
+
+    /// Runs one seed of `scenario` with `bugs` on, drawing the fault plan
+    /// from the seed unless `plan` is given.
+    pub fn run(
+        &self,
+        scenario: &Scenario,
+        seed: u64,
+        bugs: &[String],
+        plan: Option<Vec<PlanEntry>>,
+    ) -> Result<RunOutcome, String> {
+        let runner = self.prepare(scenario, bugs)?;
+        let spec = RunSpec {
+            scenario,
+            seed,
+            plan,
+            checkers: self.checkers(scenario)?,
+        };
+        Ok(runner(spec))
+    }
+
+    /// Validates every built-in scenario and every bug's and real bug's
+    /// scenario reference: for a test of the program that builds the registry.
+    pub fn check(&self) -> Result<(), String> {
+        for s in &self.scenarios {
+            self.validate(s, &[])?;
+            if s.coverage.is_empty() {
+                return Err(format!("scenario {}: no coverage goal", s.name));
+            }
+        }
+        for (m, b) in self.bugs() {
+            let s = self.load(b.scenario).map_err(|e| format!("bug {}: {e}", b.id))?;
+            if s.model != m.name {
+                return Err(format!("bug {}: scenario {} runs model {}, not {}", b.id, s.name, s.model, m.name));
+            }
+            for inv in b.invariants {
+                if !s.invariants.iter().any(|i| i == inv) {
+                    return Err(format!("bug {}: scenario {} does not check {inv}", b.id, s.name));
+                }
+            }
+        }
+        for (m, b) in self.real_bugs() {
+            let s = self.load(b.scenario).map_err(|e| format!("real bug {}: {e}", b.id))?;
+            if s.model != m.name {
+                return Err(format!("real bug {}: scenario {} runs model {}, not {}", b.id, s.name, s.model, m.name));
+            }
+            self.load(b.fixed_scenario).map_err(|e| format!("real bug {}: {e}", b.id))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,320 @@
+//! Many seeds of one or more scenarios, in parallel, with a report for
+//! every seed that fails and a tally per scenario that judges the whole
+//! range: no unexpected violation, every coverage goal reached, and the
+//! violation a scenario declares seen at least once.
+
+use super::outcome::{self, Class};
+use super::{pool, run_seed};
+use crate::registry::Registry;
+use crate::scenario::{Expect, Scenario};
+use crate::world::Status;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What to fuzz.
+#[derive(Clone, Debug)]
+pub struct FuzzOptions {
+    /// Scenario names or paths; empty means every built-in scenario.
+    pub scenarios: Vec<String>,
+    /// Seeds to run, `start` inclusive, `end` exclusive.
+    pub seeds: Range<u64>,
+    /// No new seed starts after this long.
+    pub budget: Option<Duration>,
+    /// Worker threads, each running whole seeds on its own runtimes.
+    pub jobs: usize,
+    /// Only seeds s with s % shard.1 == shard.0.
+    pub shard: (u64, u64),
+    pub bugs: Vec<String>,
+    /// Where reports of failing seeds go; `None` writes none.
+    pub report_dir: Option<PathBuf>,
+    /// Run every seed twice and count a differing trace hash as a failure.
+    pub determinism: bool,
+}
+
+impl FuzzOptions {
+    /// One scenario over a seed range, on one thread, writing no reports.
+    pub fn seeds(scenario: &str, seeds: Range<u64>) -> FuzzOptions {
+        FuzzOptions {
+            scenarios: vec![scenario.to_string()],
+            seeds,
+            budget: None,
+            jobs: 1,
+            shard: (0, 1),
+            bugs: Vec::new(),
+            report_dir: None,
+            determinism: false,
+        }
+    }
+}
+
+/// One finished seed, as the caller sees it while the run goes on.
+pub struct SeedDone {
+    pub scenario: usize,
+    pub seed: u64,
+    pub class: Result<Class, String>,
+    /// A line for the user when the seed did not simply pass.
+    pub line: String,
+    pub coverage: Vec<String>,
+    pub violated: Option<String>,
+    /// Some check could not reach a verdict within its budget.
+    pub undecided: bool,
+    pub report: Option<PathBuf>,
+}
+
+/// What the seeds of one scenario did.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Tally {
+    pub seeds: u64,
+    pub pass: u64,
+    pub expected: u64,
+    pub unexpected: u64,
+    /// Seeds that passed only because a check ran out of budget undecided.
+    pub undecided: u64,
+    pub undecided_seeds: Vec<u64>,
+    /// goal -> seeds that reached it
+    pub coverage: BTreeMap<String, u64>,
+    /// invariant -> seeds that violated it
+    pub violations: BTreeMap<String, u64>,
+    pub failing_seeds: Vec<u64>,
+    /// Seed -> its line, for the unexpected ones.
+    pub failures: BTreeMap<u64, String>,
+}
+
+/// The verdict over a whole fuzz run.
+pub struct FuzzSummary {
+    pub scenarios: Vec<Scenario>,
+    pub tallies: Vec<Tally>,
+    pub bugs: Vec<String>,
+    pub took: Duration,
+}
+
+impl FuzzSummary {
+    /// Coverage goals of scenario `i` that no seed reached.
+    pub fn missing(&self, i: usize) -> Vec<&String> {
+        let t = &self.tallies[i];
+        self.scenarios[i]
+            .coverage
+            .iter()
+            .filter(|g| !t.coverage.contains_key(*g))
+            .collect()
+    }
+
+    /// The scenario declares a violation that no seed showed.
+    pub fn expect_unmet(&self, i: usize) -> bool {
+        let t = &self.tallies[i];
+        match (&self.scenarios[i].expect, self.bugs.is_empty()) {
+            (Expect::Violation(id), true) => t.seeds > 0 && !t.violations.contains_key(id),
+            _ => false,
+        }
+    }
+
+    /// Whether scenario `i` passed as a whole. Runs with a bug switch stop
+    /// at the violation, so coverage is judged on the correct model only.
+    pub fn scenario_ok(&self, i: usize) -> bool {
+        let t = &self.tallies[i];
+        t.unexpected == 0 && (t.seeds == 0 || self.missing(i).is_empty() || !self.bugs.is_empty()) && !self.expect_unmet(i)
+    }
+
+    pub fn ok(&self) -> bool {
+        (0..self.scenarios.len()).all(|i| self.scenario_ok(i))
+    }
+
+    /// One line for each thing that failed, for a test's assertion message.
+    pub fn failures(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, (s, t)) in self.scenarios.iter().zip(&self.tallies).enumerate() {
+            out.extend(t.failures.values().cloned());
+            let missing = self.missing(i);
+            if !missing.is_empty() && t.seeds > 0 && self.bugs.is_empty() {
+                let m: Vec<&str> = missing.iter().map(|g| g.as_str()).collect();
+                out.push(format!("{}: coverage goals no seed reached: {}", s.name, m.join(", ")));
+            }
+            if self.expect_unmet(i) {
+                out.push(format!("{}: the expected violation was never seen", s.name));
+            }
+        }
+        out
+    }
+}
+
+/// "A..B" with B exclusive.
+pub fn parse_seeds(s: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("invalid seed range '{s}' (use A..B, B exclusive)");
+    let (a, b) = s.split_once("..").ok_or_else(bad)?;
+    let a: u64 = a.trim().parse().map_err(|_| bad())?;
+    let b: u64 = b.trim().parse().map_err(|_| bad())?;
+    if b <= a {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
+/// "I/N" with I < N.
+pub fn parse_shard(s: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("invalid shard '{s}' (use I/N with I < N)");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let i: u64 = i.trim().parse().map_err(|_| bad())?;
+    let n: u64 = n.trim().parse().map_err(|_| bad())?;
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// Fuzzes without telling anyone until the end; see [`fuzz_with`].
+pub fn fuzz(registry: &Registry, opts: &FuzzOptions) -> Result<FuzzSummary, String> {
+    fuzz_with(registry, opts, |_| {})
+}
+
+/// Resolves the scenarios, checks the bug switches, then runs every seed
+/// of every scenario, seed-major so that a budget spreads evenly over the
+/// scenarios. `on_seed` sees each seed as it finishes (on the calling
+/// thread). The error is one line about the input.
+pub fn fuzz_with(
+    registry: &Registry,
+    opts: &FuzzOptions,
+    mut on_seed: impl FnMut(&SeedDone),
+) -> Result<FuzzSummary, String> {
+    let scenarios: Vec<Scenario> = if opts.scenarios.is_empty() {
+        registry.scenarios().to_vec()
+    } else {
+        opts.scenarios.iter().map(|n| registry.load(n)).collect::<Result<_, _>>()?
+    };
+    for s in &scenarios {
+        registry.validate(s, &opts.bugs)?;
+    }
+    let (shard_i, shard_n) = opts.shard;
+    if shard_n == 0 || shard_i >= shard_n {
+        return Err(format!("invalid shard {shard_i}/{shard_n}"));
+    }
+    let started = Instant::now();
+    let deadline = opts.budget.map(|b| started + b);
+    let n_sc = scenarios.len();
+    let items = opts
+        .seeds
+        .clone()
+        .filter(move |s| s % shard_n == shard_i)
+        .flat_map(move |seed| (0..n_sc).map(move |sc| (sc, seed)));
+    let mut tallies: Vec<Tally> = scenarios.iter().map(|_| Tally::default()).collect();
+    let (scs, bugs, dir, twice) = (&scenarios, &opts.bugs, opts.report_dir.as_deref(), opts.determinism);
+    pool::run(
+        items,
+        opts.jobs.max(1),
+        deadline,
+        |(sc, seed)| one(registry, scs, sc, seed, bugs, dir, twice),
+        |d: SeedDone| {
+            tally(&mut tallies[d.scenario], &d);
+            on_seed(&d);
+        },
+    );
+    for t in &mut tallies {
+        t.undecided_seeds.sort_unstable();
+        t.failing_seeds.sort_unstable();
+    }
+    Ok(FuzzSummary {
+        scenarios,
+        tallies,
+        bugs: opts.bugs.clone(),
+        took: started.elapsed(),
+    })
+}
+
+fn tally(t: &mut Tally, d: &SeedDone) {
+    t.seeds += 1;
+    for g in &d.coverage {
+        *t.coverage.entry(g.clone()).or_default() += 1;
+    }
+    if let Some(inv) = &d.violated {
+        *t.violations.entry(inv.clone()).or_default() += 1;
+    }
+    if d.undecided {
+        t.undecided += 1;
+        t.undecided_seeds.push(d.seed);
+    }
+    match d.class {
+        Ok(Class::Pass) => t.pass += 1,
+        Ok(Class::Expected) => t.expected += 1,
+        Ok(Class::Unexpected) | Err(_) => {
+            t.unexpected += 1;
+            t.failing_seeds.push(d.seed);
+            t.failures.insert(d.seed, d.line.clone());
+        }
+    }
+}
+
+fn one(
+    registry: &Registry,
+    scenarios: &[Scenario],
+    sc: usize,
+    seed: u64,
+    bugs: &[String],
+    dir: Option<&Path>,
+    twice: bool,
+) -> SeedDone {
+    let s = &scenarios[sc];
+    let mut d = SeedDone {
+        scenario: sc,
+        seed,
+        class: Ok(Class::Pass),
+        line: String::new(),
+        coverage: vec![],
+        violated: None,
+        undecided: false,
+        report: None,
+    };
+    let (out, wall_ms) = match run_seed(registry, s, seed, bugs, None) {
+        Err(e) => {
+            d.line = format!("{} seed {seed}: {e}", s.name);
+            d.class = Err(e);
+            return d;
+        }
+        Ok(x) => x,
+    };
+    if twice {
+        let again = run_seed(registry, s, seed, bugs, None).map(|(o, _)| o.trace.hash_hex());
+        if again.as_ref() != Ok(&out.trace.hash_hex()) {
+            let e = format!("nondeterministic: trace {} then {:?}", out.trace.hash_hex(), again);
+            d.line = format!("UNEXPECTED {} seed {seed}: {e}", s.name);
+            d.class = Err(e);
+            return d;
+        }
+    }
+    let class = outcome::classify(&out, s, bugs);
+    d.coverage = out.coverage.iter().cloned().collect();
+    d.violated = out.verdict.invariant.clone();
+    d.undecided = out.counters.iter().any(|(k, v)| k.ends_with("_unknown") && *v > 0);
+    if out.verdict.status != Status::Pass {
+        let tag = if class == Class::Unexpected {
+            "UNEXPECTED"
+        } else {
+            "expected"
+        };
+        d.line = format!("{tag} {} seed {seed}: {}", s.name, outcome::describe(&out));
+        if let Some(dir) = dir {
+            let path = outcome::report_path(dir, &s.name, seed, bugs);
+            match outcome::report(&out, s, seed, bugs, wall_ms, &path).write(&path) {
+                Ok(()) => d.report = Some(path),
+                Err(e) => d.line.push_str(&format!(" (report not written: {e})")),
+            }
+        }
+    }
+    d.class = Ok(class);
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_ranges_and_shards_parse() {
+        assert_eq!(parse_seeds("3..10").unwrap(), (3, 10));
+        assert!(parse_seeds("10..3").is_err());
+        assert!(parse_seeds("x").is_err());
+        assert_eq!(parse_shard("1/4").unwrap(), (1, 4));
+        assert!(parse_shard("4/4").is_err());
+        assert!(parse_shard("1/0").is_err());
+    }
+}

@@ -1,0 +1,62 @@
+//! The runner: everything `dst` does with a registry, as library calls, so
+//! a user's own tests can fuzz a seed range or replay a regression corpus
+//! of their models exactly as the command line does.
+//!
+//! ```no_run
+//! # fn my_registry() -> sim::registry::Registry { sim::registry::Registry::new() }
+//! let registry = my_registry();
+//! // Every seed of 0..200: no unexpected violation, every coverage goal reached.
+//! let summary = sim::runner::fuzz(&registry, &sim::runner::FuzzOptions::seeds("my-scenario", 0..200)).unwrap();
+//! assert!(summary.ok(), "{}", summary.failures().join("\n"));
+//! // Every line of the corpus keeps its outcome.
+//! sim::runner::corpus(&registry, "seeds/regression.jsonl").unwrap();
+//! ```
+
+mod corpus;
+mod fuzz;
+mod outcome;
+pub(crate) mod pool;
+pub mod mutants;
+pub mod shrink;
+
+pub use corpus::{corpus, CorpusLine};
+pub use fuzz::{fuzz, fuzz_with, parse_seeds, parse_shard, FuzzOptions, FuzzSummary, SeedDone, Tally};
+pub use outcome::{classify, describe, report, report_path, Class};
+
+use crate::nemesis::PlanEntry;
+use crate::registry::Registry;
+use crate::scenario::Scenario;
+use crate::world::RunOutcome;
+
+/// Runs one seed and times it. A panic in the harness itself (not in a
+/// model: that is a finding inside the outcome) becomes an error line.
+pub fn run_seed(
+    registry: &Registry,
+    scenario: &Scenario,
+    seed: u64,
+    bugs: &[String],
+    plan: Option<Vec<PlanEntry>>,
+) -> Result<(RunOutcome, u64), String> {
+    let start = std::time::Instant::now();
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| registry.run(scenario, seed, bugs, plan)))
+        .map_err(|p| {
+            format!(
+                "harness panicked on {} seed {seed}: {}",
+                scenario.name,
+                crate::world::panic_text(&p)
+            )
+        })??;
+    Ok((out, start.elapsed().as_millis() as u64))
+}
+
+/// A report and the scenario it ran, both checked against the registry;
+/// the error is one line.
+pub fn load_report(registry: &Registry, path: &std::path::Path) -> Result<(crate::report::Report, Scenario), String> {
+    let r = crate::report::Report::read(path)?;
+    let scenario: Scenario = serde_json::from_value(r.config.clone())
+        .map_err(|e| format!("{}: the report's scenario is invalid: {e}", path.display()))?;
+    registry
+        .validate(&scenario, &r.bugs)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((r, scenario))
+}

@@ -1,0 +1,213 @@
+//! Every catalogued bug against its scenario: is it found, by which
+//! invariant, after how many seeds? A bug switch is hunted by turning it
+//! on; a real bug of a pinned release by running that release as it is.
+//! The correct model (or the fixed release) runs the same seeds and must
+//! find nothing.
+
+use super::outcome::{self, Class};
+use super::{pool, run_seed};
+use crate::registry::Registry;
+use crate::world::Status;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// One bug to hunt.
+#[derive(Clone, Debug, Serialize)]
+pub struct Target {
+    pub bug: String,
+    /// "switch" (a `--bug` of a model) or "real" (a pinned release).
+    pub source: &'static str,
+    pub scenario: String,
+    /// Where the correct model, or the fixed release, runs the same seeds.
+    pub control: String,
+    pub invariants: Vec<String>,
+    /// The pinned release, for a real bug.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Hunt {
+    #[serde(flatten)]
+    pub target: Target,
+    pub found_by: Option<String>,
+    /// Seeds run until the first violation (inclusive), or all of them.
+    pub seeds: u64,
+    pub wall_ms: u64,
+    pub report: Option<PathBuf>,
+    pub error: Option<String>,
+}
+
+impl Hunt {
+    /// Found, but by an invariant the catalogue does not name for it.
+    pub fn misattributed(&self) -> bool {
+        self.found_by
+            .as_ref()
+            .is_some_and(|f| !self.target.invariants.contains(f))
+    }
+}
+
+/// The control runs of one scenario: seeds run and what went wrong.
+#[derive(Debug, Default, Serialize)]
+pub struct Control {
+    pub seeds: u64,
+    pub unexpected: Vec<String>,
+}
+
+pub struct MutantsSummary {
+    pub hunts: Vec<Hunt>,
+    pub controls: BTreeMap<String, Control>,
+}
+
+impl MutantsSummary {
+    pub fn unfound(&self) -> usize {
+        self.hunts.iter().filter(|h| h.found_by.is_none()).count()
+    }
+    /// Seeds to first find, median and max, over the bugs found.
+    pub fn seeds_to_find(&self) -> (Option<u64>, Option<u64>) {
+        let mut s: Vec<u64> = self.hunts.iter().filter(|h| h.found_by.is_some()).map(|h| h.seeds).collect();
+        s.sort_unstable();
+        (s.get(s.len().saturating_sub(1) / 2).copied(), s.last().copied())
+    }
+    pub fn ok(&self) -> bool {
+        self.unfound() == 0
+            && !self.hunts.iter().any(|h| h.misattributed() || h.error.is_some())
+            && self.controls.values().all(|c| c.unexpected.is_empty())
+    }
+}
+
+/// Every bug switch and real bug of the registry, or only those named.
+pub fn targets(registry: &Registry, only: &[String]) -> Result<Vec<Target>, String> {
+    let switch = |(_, b): (_, &crate::registry::Bug)| Target {
+        bug: b.id.to_string(),
+        source: "switch",
+        scenario: b.scenario.to_string(),
+        control: b.scenario.to_string(),
+        invariants: b.invariants.iter().map(|s| s.to_string()).collect(),
+        release: None,
+    };
+    let real = |(_, b): (_, &crate::registry::RealBug)| Target {
+        bug: b.id.to_string(),
+        source: "real",
+        scenario: b.scenario.to_string(),
+        control: b.fixed_scenario.to_string(),
+        invariants: b.invariants.iter().map(|s| s.to_string()).collect(),
+        release: Some(b.release.to_string()),
+    };
+    if only.is_empty() {
+        return Ok(registry.bugs().map(switch).chain(registry.real_bugs().map(real)).collect());
+    }
+    only.iter()
+        .map(|id| match registry.find_real_bug(id) {
+            Some(r) => Ok(real(r)),
+            None => registry.find_bug(id).map(switch),
+        })
+        .collect()
+}
+
+/// Hunts every target over at most `max_seeds` seeds, `jobs` at a time,
+/// then runs the controls over as many seeds as their bugs needed.
+/// `on_hunt` sees each hunt as it ends.
+pub fn mutants(
+    registry: &Registry,
+    targets: Vec<Target>,
+    max_seeds: u64,
+    jobs: usize,
+    dir: &Path,
+    mut on_hunt: impl FnMut(&Hunt),
+) -> MutantsSummary {
+    let order: Vec<String> = targets.iter().map(|t| t.bug.clone()).collect();
+    let mut hunts: Vec<Hunt> = Vec::new();
+    pool::run(
+        targets.into_iter(),
+        jobs,
+        None,
+        |t| hunt(registry, t, max_seeds, dir),
+        |h| {
+            on_hunt(&h);
+            hunts.push(h);
+        },
+    );
+    hunts.sort_by_key(|h| order.iter().position(|b| *b == h.target.bug));
+
+    let mut span: BTreeMap<String, u64> = BTreeMap::new();
+    for h in &hunts {
+        let e = span.entry(h.target.control.clone()).or_default();
+        *e = (*e).max(h.seeds);
+    }
+    let items: Vec<(String, u64)> = span
+        .iter()
+        .flat_map(|(s, n)| (0..*n).map(move |seed| (s.clone(), seed)))
+        .collect();
+    let mut controls: BTreeMap<String, Control> = BTreeMap::new();
+    pool::run(
+        items.into_iter(),
+        jobs,
+        None,
+        |(name, seed)| {
+            let r = registry
+                .load(&name)
+                .and_then(|s| run_seed(registry, &s, seed, &[], None).map(|(o, _)| (s, o)));
+            let bad = match r {
+                Ok((s, out)) => (outcome::classify(&out, &s, &[]) == Class::Unexpected)
+                    .then(|| format!("seed {seed}: {}", outcome::describe(&out))),
+                Err(e) => Some(e),
+            };
+            (name, bad)
+        },
+        |(name, bad)| {
+            let c = controls.entry(name).or_default();
+            c.seeds += 1;
+            c.unexpected.extend(bad);
+        },
+    );
+    MutantsSummary { hunts, controls }
+}
+
+fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path) -> Hunt {
+    let start = Instant::now();
+    let bugs: Vec<String> = match target.source {
+        "switch" => vec![target.bug.clone()],
+        _ => Vec::new(),
+    };
+    let mut h = Hunt {
+        target,
+        found_by: None,
+        seeds: 0,
+        wall_ms: 0,
+        report: None,
+        error: None,
+    };
+    let scenario = match registry.load(&h.target.scenario) {
+        Ok(s) => s,
+        Err(e) => {
+            h.error = Some(e);
+            return h;
+        }
+    };
+    for seed in 0..max_seeds {
+        h.seeds = seed + 1;
+        match run_seed(registry, &scenario, seed, &bugs, None) {
+            Err(e) => {
+                h.error = Some(e);
+                break;
+            }
+            Ok((out, wall_ms)) if out.verdict.status != Status::Pass => {
+                h.found_by = Some(out.verdict.invariant.clone().unwrap_or_else(|| "error".into()));
+                let path = outcome::report_path(dir, &scenario.name, seed, &bugs);
+                if outcome::report(&out, &scenario, seed, &bugs, wall_ms, &path)
+                    .write(&path)
+                    .is_ok()
+                {
+                    h.report = Some(path);
+                }
+                break;
+            }
+            Ok(_) => {}
+        }
+    }
+    h.wall_ms = start.elapsed().as_millis() as u64;
+    h
+}
