@@ -79,6 +79,8 @@ pub struct RealBug {
     /// Where it is documented (an issue, a pull request).
     pub reference: &'static str,
     pub kind: &'static str,
+    /// What may show it: invariants, and `panic` where the release's own
+    /// assertions catch it first.
     pub invariants: &'static [&'static str],
     /// The scenario on the buggy release that exposes it.
     pub scenario: &'static str,
@@ -376,10 +378,17 @@ impl Registry {
                 ));
             }
         }
-        if let Expect::Violation(id) = &scenario.expect {
-            if !scenario.invariants.contains(id) {
+        match &scenario.expect {
+            Expect::Violation(id) if !scenario.invariants.contains(id) => {
                 return Err(format!("scenario {n}: expects a violation of '{id}', which it does not check"));
             }
+            Expect::RealBug(id) if !model.real_bugs.iter().any(|b| b.id == id) => {
+                return Err(format!(
+                    "scenario {n}: expects real bug '{id}', which model {} does not carry",
+                    model.name
+                ));
+            }
+            _ => {}
         }
         for goal in &scenario.coverage {
             if !model.goals.iter().any(|(g, _)| g == goal) {
@@ -401,6 +410,25 @@ impl Registry {
             }
         }
         (model.prepare)(scenario, bugs)
+    }
+
+    /// What a scenario declares its runs may show without it being a
+    /// finding: the invariant of a documented limit, or what a real bug of
+    /// its pinned release shows as.
+    pub fn expected_causes(&self, scenario: &Scenario) -> Vec<String> {
+        match &scenario.expect {
+            Expect::Pass => Vec::new(),
+            Expect::Violation(id) => vec![id.clone()],
+            Expect::RealBug(id) => self
+                .find_real_bug(id)
+                .map(|(_, b)| b.invariants.iter().map(|i| i.to_string()).collect())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// How a run of `scenario` with `bugs` on counts: pass, expected, or a finding.
+    pub fn classify(&self, out: &RunOutcome, scenario: &Scenario, bugs: &[String]) -> crate::runner::Class {
+        crate::runner::classify(out, &self.expected_causes(scenario), bugs)
     }
 
     /// The checkers a scenario asks for.

@@ -95,13 +95,13 @@ pub fn run(reg: &Registry, name: &str, seed: u64, bugs: &[String], report: Optio
         Ok(r) => r,
         Err(e) => return Exit::Bad(e),
     };
-    let class = runner::classify(&out, &scenario, bugs);
+    let class = reg.classify(&out, &scenario, bugs);
     let path = report.clone().or_else(|| {
         (out.verdict.status != crate::world::Status::Pass)
             .then(|| runner::report_path(Path::new("reports"), &scenario.name, seed, bugs))
     });
     let written = match &path {
-        Some(p) => match runner::report(&out, &scenario, seed, bugs, wall_ms, p).write(p) {
+        Some(p) => match runner::report(&out, class, &scenario, seed, bugs, wall_ms, p).write(p) {
             Ok(()) => Some(p.clone()),
             Err(e) => return Exit::Bad(e),
         },

@@ -6,7 +6,7 @@
 use super::outcome::{self, Class};
 use super::{pool, run_seed};
 use crate::registry::Registry;
-use crate::scenario::{Expect, Scenario};
+use crate::scenario::Scenario;
 use crate::world::Status;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -75,7 +75,7 @@ pub struct Tally {
     pub undecided_seeds: Vec<u64>,
     /// goal -> seeds that reached it
     pub coverage: BTreeMap<String, u64>,
-    /// invariant -> seeds that violated it
+    /// cause (an invariant, or `panic`) -> seeds that showed it
     pub violations: BTreeMap<String, u64>,
     pub failing_seeds: Vec<u64>,
     /// Seed -> its line, for the unexpected ones.
@@ -85,6 +85,8 @@ pub struct Tally {
 /// The verdict over a whole fuzz run.
 pub struct FuzzSummary {
     pub scenarios: Vec<Scenario>,
+    /// Per scenario, the causes it declares expected.
+    pub expected: Vec<Vec<String>>,
     pub tallies: Vec<Tally>,
     pub bugs: Vec<String>,
     pub took: Duration,
@@ -101,13 +103,11 @@ impl FuzzSummary {
             .collect()
     }
 
-    /// The scenario declares a violation that no seed showed.
+    /// The scenario declares a violation (or a real bug) that no seed showed.
     pub fn expect_unmet(&self, i: usize) -> bool {
         let t = &self.tallies[i];
-        match (&self.scenarios[i].expect, self.bugs.is_empty()) {
-            (Expect::Violation(id), true) => t.seeds > 0 && !t.violations.contains_key(id),
-            _ => false,
-        }
+        let expected = &self.expected[i];
+        self.bugs.is_empty() && t.seeds > 0 && !expected.is_empty() && !expected.iter().any(|c| t.violations.contains_key(c))
     }
 
     /// Whether scenario `i` passed as a whole. Runs with a bug switch stop
@@ -214,6 +214,7 @@ pub fn fuzz_with(
         t.failing_seeds.sort_unstable();
     }
     Ok(FuzzSummary {
+        expected: scenarios.iter().map(|s| registry.expected_causes(s)).collect(),
         scenarios,
         tallies,
         bugs: opts.bugs.clone(),
@@ -281,9 +282,9 @@ fn one(
             return d;
         }
     }
-    let class = outcome::classify(&out, s, bugs);
+    let class = registry.classify(&out, s, bugs);
     d.coverage = out.coverage.iter().cloned().collect();
-    d.violated = out.verdict.invariant.clone();
+    d.violated = outcome::cause(&out);
     d.undecided = out.counters.iter().any(|(k, v)| k.ends_with("_unknown") && *v > 0);
     if out.verdict.status != Status::Pass {
         let tag = if class == Class::Unexpected {
@@ -294,7 +295,7 @@ fn one(
         d.line = format!("{tag} {} seed {seed}: {}", s.name, outcome::describe(&out));
         if let Some(dir) = dir {
             let path = outcome::report_path(dir, &s.name, seed, bugs);
-            match outcome::report(&out, s, seed, bugs, wall_ms, &path).write(&path) {
+            match outcome::report(&out, class, s, seed, bugs, wall_ms, &path).write(&path) {
                 Ok(()) => d.report = Some(path),
                 Err(e) => d.line.push_str(&format!(" (report not written: {e})")),
             }

@@ -151,7 +151,7 @@ pub fn mutants(
                 .load(&name)
                 .and_then(|s| run_seed(registry, &s, seed, &[], None).map(|(o, _)| (s, o)));
             let bad = match r {
-                Ok((s, out)) => (outcome::classify(&out, &s, &[]) == Class::Unexpected)
+                Ok((s, out)) => (registry.classify(&out, &s, &[]) == Class::Unexpected)
                     .then(|| format!("seed {seed}: {}", outcome::describe(&out))),
                 Err(e) => Some(e),
             };
@@ -195,9 +195,10 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path) -> Hunt
                 break;
             }
             Ok((out, wall_ms)) if out.verdict.status != Status::Pass => {
-                h.found_by = Some(out.verdict.invariant.clone().unwrap_or_else(|| "error".into()));
+                h.found_by = Some(outcome::cause(&out).unwrap_or_else(|| "error".into()));
                 let path = outcome::report_path(dir, &scenario.name, seed, &bugs);
-                if outcome::report(&out, &scenario, seed, &bugs, wall_ms, &path)
+                let class = registry.classify(&out, &scenario, &bugs);
+                if outcome::report(&out, class, &scenario, seed, &bugs, wall_ms, &path)
                     .write(&path)
                     .is_ok()
                 {

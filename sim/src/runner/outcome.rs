@@ -1,9 +1,10 @@
 //! Turning a run into a verdict a user can act on: expected or not, and a
 //! report on disk with the command that replays it.
 
+use crate::event::{Event, EventKind};
 use crate::report::{Report, Stats, SCHEMA};
-use crate::scenario::{Expect, Scenario};
-use crate::world::{RunOutcome, Status};
+use crate::scenario::Scenario;
+use crate::world::{RunOutcome, Status, Verdict};
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,15 +16,39 @@ pub enum Class {
     Unexpected,
 }
 
-pub fn classify(out: &RunOutcome, scenario: &Scenario, bugs: &[String]) -> Class {
-    match out.verdict.status {
-        Status::Pass => Class::Pass,
-        Status::Error => Class::Unexpected,
-        Status::Violation if !bugs.is_empty() => Class::Expected,
-        Status::Violation => match &scenario.expect {
-            Expect::Violation(id) if out.verdict.invariant.as_deref() == Some(id) => Class::Expected,
-            _ => Class::Unexpected,
-        },
+/// What a verdict is a finding of: the violated invariant, `panic` for a
+/// panic inside a model, or nothing (a pass, or the harness's own limit
+/// such as an exhausted event budget).
+pub fn cause(out: &RunOutcome) -> Option<String> {
+    cause_of(&out.verdict, out.trace.events())
+}
+
+/// [`cause`] of a verdict over the trace it names events of.
+pub fn cause_of(verdict: &Verdict, trace: &[Event]) -> Option<String> {
+    match verdict.status {
+        Status::Pass => None,
+        Status::Violation => verdict.invariant.clone(),
+        Status::Error => {
+            let at = verdict.evidence.first().and_then(|i| trace.get(*i as usize));
+            at.is_some_and(|e| matches!(e.kind, EventKind::Panic { .. }))
+                .then(|| PANIC.to_string())
+        }
+    }
+}
+
+/// The cause a model panic counts as.
+pub const PANIC: &str = "panic";
+
+/// `expected`: the causes the scenario declares (see
+/// [`crate::registry::Registry::expected_causes`]). A violation is expected
+/// when a bug switch asked for it or the scenario declares its cause; an
+/// exhausted budget never is.
+pub fn classify(out: &RunOutcome, expected: &[String], bugs: &[String]) -> Class {
+    match (out.verdict.status, cause(out)) {
+        (Status::Pass, _) => Class::Pass,
+        (Status::Violation, _) if !bugs.is_empty() => Class::Expected,
+        (_, Some(c)) if expected.contains(&c) => Class::Expected,
+        _ => Class::Unexpected,
     }
 }
 
@@ -36,7 +61,16 @@ pub fn report_path(dir: &Path, scenario: &str, seed: u64, bugs: &[String]) -> Pa
     dir.join(format!("{name}.json"))
 }
 
-pub fn report(out: &RunOutcome, scenario: &Scenario, seed: u64, bugs: &[String], wall_ms: u64, path: &Path) -> Report {
+/// The report of a run; `class` is what [`classify`] made of it.
+pub fn report(
+    out: &RunOutcome,
+    class: Class,
+    scenario: &Scenario,
+    seed: u64,
+    bugs: &[String],
+    wall_ms: u64,
+    path: &Path,
+) -> Report {
     Report {
         schema: SCHEMA,
         dst_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -47,7 +81,7 @@ pub fn report(out: &RunOutcome, scenario: &Scenario, seed: u64, bugs: &[String],
         swarm: out.draw.clone(),
         plan: out.plan.clone(),
         verdict: out.verdict.clone(),
-        expected: classify(out, scenario, bugs) != Class::Unexpected,
+        expected: class != Class::Unexpected,
         coverage: out.coverage.clone(),
         stats: Stats {
             events: out.trace.len() as u64,

@@ -1,11 +1,11 @@
-//! Shrinking: remove fault-plan entries while the same invariant
-//! still breaks, so the report a user reads holds only the faults that
+//! Shrinking: remove fault-plan entries while the same invariant still
+//! breaks (or the same model still panics), so the report a user reads holds only the faults that
 //! matter. Greedy delta debugging over the plan, bounded in runs.
 
 use super::{load_report, outcome, run_seed};
 use crate::nemesis::PlanEntry;
 use crate::registry::Registry;
-use crate::world::{Status, Verdict};
+use crate::world::Verdict;
 use std::path::{Path, PathBuf};
 
 /// What shrinking a report did.
@@ -14,7 +14,7 @@ pub struct Shrunk {
     pub from: usize,
     pub to: usize,
     pub runs: u64,
-    /// The verdict of the shrunk plan (the same invariant as the report's).
+    /// The verdict of the shrunk plan (the same cause as the report's).
     pub verdict: Verdict,
     pub described: String,
     /// Where the shrunk report was written.
@@ -26,20 +26,23 @@ pub struct Shrunk {
 /// is one line about the input.
 pub fn shrink(registry: &Registry, path: &Path, out: Option<PathBuf>, max_runs: u64) -> Result<Shrunk, String> {
     let (r, scenario) = load_report(registry, path)?;
-    if r.verdict.status != Status::Violation {
-        return Err(format!("{}: only a report with a violation can be shrunk", path.display()));
-    }
-    let target = r.verdict.invariant.clone();
+    let Some(target) = outcome::cause_of(&r.verdict, &r.trace) else {
+        return Err(format!(
+            "{}: only a report with a violation or a model panic can be shrunk",
+            path.display()
+        ));
+    };
     let mut runs = 0u64;
     let mut still_fails = |plan: &[PlanEntry]| -> Result<bool, String> {
         runs += 1;
         let (o, _) = run_seed(registry, &scenario, r.seed, &r.bugs, Some(plan.to_vec()))?;
-        Ok(o.verdict.status == Status::Violation && o.verdict.invariant == target)
+        Ok(outcome::cause(&o).as_ref() == Some(&target))
     };
     let plan = minimize(r.plan.clone(), max_runs, &mut still_fails)?;
     let (o, wall_ms) = run_seed(registry, &scenario, r.seed, &r.bugs, Some(plan.clone()))?;
     let dest = out.unwrap_or_else(|| path.with_extension("shrunk.json"));
-    let mut report = outcome::report(&o, &scenario, r.seed, &r.bugs, wall_ms, &dest);
+    let class = registry.classify(&o, &scenario, &r.bugs);
+    let mut report = outcome::report(&o, class, &scenario, r.seed, &r.bugs, wall_ms, &dest);
     report.plan = plan;
     report.write(&dest)?;
     Ok(Shrunk {
