@@ -75,7 +75,7 @@ fn main() {
         let secs = start.elapsed().as_secs_f64();
         let runs = (to - from) * if determinism { 2 } else { 1 };
         println!(
-            "{name}: seeds {from}..{to} in {secs:.1}s ({:.1} seeds/s)",
+            "{name}: seeds {from}..{to}, {runs} runs in {secs:.1}s ({:.1} runs/s)",
             runs as f64 / secs
         );
         for (k, seeds) in &by {

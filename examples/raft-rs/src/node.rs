@@ -458,11 +458,11 @@ impl<V: Version> Node<V> {
     fn maybe_compact(&mut self, io: &mut NodeIo<V>) {
         let every = self.cfg.compact_every_entries;
         let applied = self.applied;
-        let data = self.kv.encode();
-        let store = V::store(self.raw());
-        if every == 0 || applied < store.snapshot.index + every {
+        if every == 0 || applied < V::store(self.raw()).snapshot.index + every {
             return;
         }
+        let data = self.kv.encode();
+        let store = V::store(self.raw());
         store.compact(applied, data);
         let image = store.image();
         io.disk_replace(image);
