@@ -1,7 +1,5 @@
-//! `dst`: run, fuzz, replay and measure deterministic simulations of the
-//! built-in models, through the same public registry a user's own binary
-//! would build.
+//! `dst`: run, fuzz, replay and measure deterministic simulations.
 
 fn main() -> std::process::ExitCode {
-    sim::cli::main(models::registry())
+    sim::cli::main(dst::registry())
 }

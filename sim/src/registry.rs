@@ -382,11 +382,16 @@ impl Registry {
             Expect::Violation(id) if !scenario.invariants.contains(id) => {
                 return Err(format!("scenario {n}: expects a violation of '{id}', which it does not check"));
             }
-            Expect::RealBug(id) if !model.real_bugs.iter().any(|b| b.id == id) => {
-                return Err(format!(
-                    "scenario {n}: expects real bug '{id}', which model {} does not carry",
-                    model.name
-                ));
+            Expect::RealBugs(ids) => {
+                if let Some(id) = ids.iter().find(|id| !model.real_bugs.iter().any(|b| b.id == *id)) {
+                    return Err(format!(
+                        "scenario {n}: expects real bug '{id}', which model {} does not carry",
+                        model.name
+                    ));
+                }
+                if ids.is_empty() {
+                    return Err(format!("scenario {n}: expects real bugs but names none"));
+                }
             }
             _ => {}
         }
@@ -419,10 +424,17 @@ impl Registry {
         match &scenario.expect {
             Expect::Pass => Vec::new(),
             Expect::Violation(id) => vec![id.clone()],
-            Expect::RealBug(id) => self
-                .find_real_bug(id)
-                .map(|(_, b)| b.invariants.iter().map(|i| i.to_string()).collect())
-                .unwrap_or_default(),
+            Expect::RealBugs(ids) => {
+                let mut causes: Vec<String> = Vec::new();
+                for (_, b) in ids.iter().filter_map(|id| self.find_real_bug(id)) {
+                    for i in b.invariants {
+                        if !causes.iter().any(|c| c == i) {
+                            causes.push(i.to_string());
+                        }
+                    }
+                }
+                causes
+            }
         }
     }
 

@@ -68,10 +68,10 @@ pub enum Expect {
     /// The correct model must violate this invariant: a documented limit
     /// (for example clock skew beyond the bound a lease relies on).
     Violation(String),
-    /// The model is a pinned release with this registered real bug: what
-    /// the bug shows as (its invariants, or the release's own panic) is
+    /// The model is a pinned release with these registered real bugs: what
+    /// they show as (their invariants, or the release's own panic) is
     /// expected, and some seed must show it.
-    RealBug(String),
+    RealBugs(Vec<String>),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

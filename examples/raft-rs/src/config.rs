@@ -42,19 +42,25 @@ impl Default for RaftRsConfig {
 }
 
 impl RaftRsConfig {
-    /// Parse a scenario's `config` (null: every default).
-    pub fn from_scenario(scenario: &sim::Scenario) -> Result<RaftRsConfig, String> {
-        let raw = if scenario.config.is_null() {
-            serde_json::json!({})
-        } else {
-            scenario.config.clone()
-        };
-        let cfg: RaftRsConfig = serde_json::from_value(raw)
-            .map_err(|e| format!("scenario {}: invalid raft-rs config: {e}", scenario.name))?;
-        if cfg.tick_ms == 0 {
-            return Err(format!("scenario {}: tick_ms must be positive", scenario.name));
+    /// The checks the crate's own `Config::validate` makes, before any node
+    /// is built, so that a bad scenario is one line and not a panic per seed.
+    pub fn validate(&self) -> Result<(), String> {
+        let (min, max) = self.election_range();
+        if self.tick_ms == 0 {
+            return Err("tick_ms must be positive".into());
         }
-        Ok(cfg)
+        if self.heartbeat_tick == 0 || self.election_tick <= self.heartbeat_tick {
+            return Err("election_tick must be greater than heartbeat_tick, which must be positive".into());
+        }
+        if min < self.election_tick || max <= min {
+            return Err(format!(
+                "the election timeout range [{min}, {max}) must start at election_tick or above and not be empty"
+            ));
+        }
+        if self.max_inflight_msgs == 0 {
+            return Err("max_inflight_msgs must be positive".into());
+        }
+        Ok(())
     }
 
     /// The crate's range of randomized election timeouts, `[min, max)`, as

@@ -5,6 +5,7 @@
 //! events the checkers read and the input queue of a blocked event loop.
 
 use crate::config::RaftRsConfig;
+use crate::durability::LogEvent;
 use crate::kv::{Kv, Proposal};
 use crate::store::{HardState, LogEntry, LogStore, Rec, SnapshotImage};
 use serde::{Serialize, Serializer};
@@ -185,6 +186,9 @@ pub struct Node<V: Version> {
     commit: u64,
     /// Peers a snapshot message went to in the Ready being handled.
     snapshots_sent: Vec<u64>,
+    /// Fsyncs in flight: (ticket, the log index they make durable), lowered
+    /// when a later write rewrites entries at or below it.
+    syncs: Vec<(SyncTicket, u64)>,
 }
 
 impl<V: Version> Node<V> {
@@ -206,6 +210,7 @@ impl<V: Version> Node<V> {
             durable: (0, 0),
             commit: 0,
             snapshots_sent: Vec::new(),
+            syncs: Vec::new(),
         }
     }
 
@@ -358,15 +363,18 @@ impl<V: Version> Node<V> {
             store.apply_snapshot(snap);
             let image = store.image();
             io.disk_replace(image);
+            self.written(io, 0, self.applied);
             io.event(ModelEvent::SmReset {
                 applied: self.applied,
                 digest: self.kv.digest(),
             });
             io.reached("install-snapshot");
         }
-        if !entries.is_empty() {
+        if let (Some(first), Some(last)) = (entries.first(), entries.last()) {
+            let (first, last) = (first.index, last.index);
             V::store(self.raw()).append(&entries);
             io.disk_append(Rec::Entries(entries));
+            self.written(io, first, last);
         }
         if let Some(hs) = hard_state {
             V::store(self.raw()).hard_state = hs;
@@ -380,12 +388,23 @@ impl<V: Version> Node<V> {
         wrote
     }
 
+    /// Reports log entries `first..=last` written and not yet durable: no
+    /// fsync in flight covers a rewritten index any more.
+    fn written(&mut self, io: &mut NodeIo<V>, first: u64, last: u64) {
+        for s in &mut self.syncs {
+            s.1 = s.1.min(first.saturating_sub(1));
+        }
+        io.emit(&LogEvent::LogWritten { first, last });
+    }
+
     /// Asks for everything written so far to become durable.
     pub fn fsync(&mut self, io: &mut NodeIo<V>) -> SyncTicket {
         let t = io.fsync();
         for u in self.unsynced.iter_mut().filter(|u| u.0.is_none()) {
             u.0 = Some(t);
         }
+        let last = V::store(self.raw()).last_index();
+        self.syncs.push((t, last));
         t
     }
 
@@ -394,6 +413,13 @@ impl<V: Version> Node<V> {
             let to = m.to();
             if V::is_snapshot(&m) {
                 self.snapshots_sent.push(to);
+            }
+            let s = m.summary();
+            if s.kind == "append-resp" && !s.reject {
+                io.emit(&LogEvent::AppendAcked {
+                    index: s.index,
+                    to: to as NodeId - 1,
+                });
             }
             io.send(to as NodeId - 1, Msg(m));
         }
@@ -502,6 +528,9 @@ impl<V: Version> Machine for Node<V> {
             applied: self.applied,
             digest: self.kv.digest(),
         });
+        io.emit(&LogEvent::LogDurable {
+            last: store.last_index(),
+        });
         self.raw = Some(V::new_raw(&self.cfg, self.id as u64 + 1, store));
         io.set_timer(TICK, self.cfg.tick_ms * NS_PER_MS);
         self.observe(io, Cause::Boot);
@@ -529,6 +558,11 @@ impl<V: Version> Machine for Node<V> {
             .into_iter()
             .partition(|u| u.0.is_some_and(|t| t <= ticket));
         self.unsynced = rest;
+        let covered = self.syncs.iter().filter(|s| s.0 <= ticket).map(|s| s.1).max();
+        self.syncs.retain(|s| s.0 > ticket);
+        if let Some(last) = covered {
+            io.emit(&LogEvent::LogDurable { last });
+        }
         for (_, term, vote) in done {
             if (term, vote) != self.durable {
                 self.durable = (term, vote);

@@ -61,7 +61,7 @@ pub fn list(reg: &Registry, json: bool) -> Exit {
         println!("real bugs (pinned releases, no switch):");
         for (_, b) in &real {
             println!(
-                "  {}  {} ({}; fixed in {})  {} caught by {}  in {}, control {}",
+                "  {}  {} ({}); fixed: {}\n      {} caught by {}  in {}, control {}",
                 b.id,
                 b.release,
                 b.reference,

@@ -98,7 +98,7 @@ fn print(s: &FuzzSummary, json: bool) -> Exit {
                 sc.coverage.len(),
                 if s.scenario_ok(i) { "ok" } else { "FAILED" }
             );
-            if !missing.is_empty() && t.seeds > 0 {
+            if !missing.is_empty() && s.judges_coverage(i) {
                 println!(
                     "      coverage goals no seed reached: {}",
                     missing.iter().map(|g| g.as_str()).collect::<Vec<_>>().join(", ")

@@ -14,7 +14,8 @@ pub struct CorpusLine {
     pub seed: u64,
     #[serde(default)]
     pub bugs: Vec<String>,
-    /// "pass", or the invariant that must be violated.
+    /// "pass", the invariant that must be violated, "panic" for a panic in
+    /// the model, or "error" for a run the harness had to stop.
     pub expect: String,
     /// Why the line is there.
     #[serde(default)]
@@ -41,7 +42,7 @@ pub fn corpus(registry: &Registry, path: impl AsRef<Path>) -> Result<Vec<CorpusL
         let got = registry
             .load(&line.scenario)
             .and_then(|s| run_seed(registry, &s, line.seed, &line.bugs, None))
-            .map(|(out, _)| out.verdict.invariant.unwrap_or_else(|| "pass".into()));
+            .map(|(out, _)| outcome_name(&out));
         match got {
             Ok(g) if g == line.expect => {}
             Ok(g) => wrong.push(format!(
@@ -56,5 +57,13 @@ pub fn corpus(registry: &Registry, path: impl AsRef<Path>) -> Result<Vec<CorpusL
         Ok(lines)
     } else {
         Err(wrong.join("\n"))
+    }
+}
+
+fn outcome_name(out: &crate::world::RunOutcome) -> String {
+    match (out.verdict.status, super::cause(out)) {
+        (crate::world::Status::Pass, _) => "pass".into(),
+        (_, Some(c)) => c,
+        (_, None) => "error".into(),
     }
 }

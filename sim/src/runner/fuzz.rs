@@ -6,7 +6,7 @@
 use super::outcome::{self, Class};
 use super::{pool, run_seed};
 use crate::registry::Registry;
-use crate::scenario::Scenario;
+use crate::scenario::{Expect, Scenario};
 use crate::world::Status;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -110,11 +110,17 @@ impl FuzzSummary {
         self.bugs.is_empty() && t.seeds > 0 && !expected.is_empty() && !expected.iter().any(|c| t.violations.contains_key(c))
     }
 
-    /// Whether scenario `i` passed as a whole. Runs with a bug switch stop
-    /// at the violation, so coverage is judged on the correct model only.
+    /// Whether coverage goals count for scenario `i`. Runs with a bug switch,
+    /// or of a release with known real bugs, stop at the violation, so
+    /// coverage is judged on correct models only.
+    pub fn judges_coverage(&self, i: usize) -> bool {
+        self.bugs.is_empty() && !matches!(self.scenarios[i].expect, Expect::RealBugs(_)) && self.tallies[i].seeds > 0
+    }
+
+    /// Whether scenario `i` passed as a whole.
     pub fn scenario_ok(&self, i: usize) -> bool {
         let t = &self.tallies[i];
-        t.unexpected == 0 && (t.seeds == 0 || self.missing(i).is_empty() || !self.bugs.is_empty()) && !self.expect_unmet(i)
+        t.unexpected == 0 && (!self.judges_coverage(i) || self.missing(i).is_empty()) && !self.expect_unmet(i)
     }
 
     pub fn ok(&self) -> bool {
@@ -127,7 +133,7 @@ impl FuzzSummary {
         for (i, (s, t)) in self.scenarios.iter().zip(&self.tallies).enumerate() {
             out.extend(t.failures.values().cloned());
             let missing = self.missing(i);
-            if !missing.is_empty() && t.seeds > 0 && self.bugs.is_empty() {
+            if !missing.is_empty() && self.judges_coverage(i) {
                 let m: Vec<&str> = missing.iter().map(|g| g.as_str()).collect();
                 out.push(format!("{}: coverage goals no seed reached: {}", s.name, m.join(", ")));
             }

@@ -120,6 +120,7 @@ where
     F: Fn(NodeId) -> M,
 {
     let rt = madsim::runtime::Runtime::with_seed_and_config(spec.seed, madsim::Config::default());
+    install_panic_hook();
     let _in_run = panic::InRun::enter();
     rt.block_on(async move {
         let mut w = World::new(spec, factory);

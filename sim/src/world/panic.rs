@@ -25,20 +25,42 @@ impl Drop for InRun {
 }
 
 /// Keep panics inside a run quiet (they become findings with their
-/// location), and leave every other panic to the default hook.
+/// location), and leave every other panic to the default hook. Installed
+/// once per process, by the first run at the latest.
 pub fn install_panic_hook() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        if IN_RUN.with(|f| f.get()) {
-            let at = info
-                .location()
-                .map(|l| format!(" at {}:{}", l.file(), l.line()))
-                .unwrap_or_default();
-            LAST_PANIC.with(|p| *p.borrow_mut() = Some(at));
-        } else {
-            default(info);
-        }
-    }));
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if IN_RUN.with(|f| f.get()) {
+                let at = info
+                    .location()
+                    .map(|l| format!(" at {}:{}", portable(l.file()), l.line()))
+                    .unwrap_or_default();
+                LAST_PANIC.with(|p| *p.borrow_mut() = Some(at));
+            } else {
+                default(info);
+            }
+        }));
+    });
+}
+
+/// A source path that is the same on every machine: a dependency's file
+/// is absolute (under cargo's home, which differs between machines), so
+/// it is cut to its crate folder ("raft-0.4.3/src/raft_log.rs"), because
+/// the panic message is part of the trace and so of its hash.
+fn portable(file: &str) -> &str {
+    if !file.starts_with('/') && !file.contains(":\\") {
+        return file;
+    }
+    let sep = if file.contains('/') { '/' } else { '\\' };
+    let Some(src) = file.rfind(&format!("{sep}src{sep}")) else {
+        return file.rsplit(sep).next().unwrap_or(file);
+    };
+    match file[..src].rfind(sep) {
+        Some(start) => &file[start + 1..],
+        None => file,
+    }
 }
 
 /// The message of a caught panic, with its location when the hook saw it.
@@ -54,5 +76,16 @@ fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
         s.clone()
     } else {
         "non-string panic payload".to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_dependency_path_is_cut_to_its_crate_folder() {
+        let p = "/root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/raft-0.4.3/src/raft_log.rs";
+        assert_eq!(super::portable(p), "raft-0.4.3/src/raft_log.rs");
+        assert_eq!(super::portable("sim/src/world/node.rs"), "sim/src/world/node.rs");
+        assert_eq!(super::portable("/tmp/x.rs"), "x.rs");
     }
 }

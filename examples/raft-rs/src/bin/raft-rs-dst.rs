@@ -1,0 +1,7 @@
+//! A user's own `dst`: every command, for the raft-rs models only.
+
+fn main() -> std::process::ExitCode {
+    let mut registry = sim::registry::Registry::new();
+    raft_rs_example::register(&mut registry);
+    sim::cli::main(registry)
+}

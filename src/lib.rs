@@ -1,0 +1,10 @@
+//! The registry of everything the `dst` binary knows: the built-in models
+//! and tikv's raft crate, each registered through the same public path a
+//! user's own binary would use.
+
+/// The built-in models and the raft-rs releases, with their scenarios.
+pub fn registry() -> sim::registry::Registry {
+    let mut registry = models::registry();
+    raft_rs_example::register(&mut registry);
+    registry
+}
