@@ -75,6 +75,23 @@ pub enum ClientReply {
     Unknown,
 }
 
+/// A whole key-value state: what a replicated state machine under this
+/// workload holds.
+pub type KvMap = std::collections::BTreeMap<u32, Value>;
+
+/// Applies `op` to a whole state. An empty value and an absent key are one
+/// state (the key is removed), so that reads and failed compare-and-sets
+/// leave the state, and any digest of it, exactly as they found it.
+pub fn apply_to_map(map: &mut KvMap, op: &KvOp) -> KvResult {
+    let key = op.key();
+    let mut value = map.remove(&key).unwrap_or_default();
+    let result = apply_kv(&mut value, op);
+    if !value.is_empty() {
+        map.insert(key, value);
+    }
+    result
+}
+
 /// Applies `op` to one key's value, as every correct state machine must.
 pub fn apply_kv(value: &mut Value, op: &KvOp) -> KvResult {
     match op {

@@ -3,10 +3,9 @@
 use serde::{Deserialize, Serialize};
 use sim::hash::stable_hash;
 use sim::machine::NodeId;
-use sim::workload::{apply_kv, KvOp, KvResult, Value};
-use std::collections::BTreeMap;
+use sim::workload::{apply_to_map, KvMap, KvOp, KvResult, Value};
 
-pub type KvData = BTreeMap<u32, Value>;
+pub type KvData = KvMap;
 
 /// The state machine every node applies committed entries to.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -30,17 +29,7 @@ impl Kv {
     }
 
     pub fn apply(&mut self, op: &KvOp) -> KvResult {
-        let key = op.key();
-        let mut value = self.map.get(&key).cloned().unwrap_or_default();
-        let result = apply_kv(&mut value, op);
-        // An empty value and an absent key are one state, so that the digest
-        // does not depend on reads or failed compare-and-sets.
-        if value.is_empty() {
-            self.map.remove(&key);
-        } else {
-            self.map.insert(key, value);
-        }
-        result
+        apply_to_map(&mut self.map, op)
     }
 
     pub fn get(&self, key: u32) -> Value {

@@ -2,10 +2,9 @@
 
 use super::lease::{LeaseGrant, LeaseRecord};
 use sim::hash::stable_hash;
-use sim::workload::{apply_kv, KvOp, KvResult, Value};
-use std::collections::BTreeMap;
+use sim::workload::{apply_to_map, KvMap, KvOp, KvResult};
 
-pub type KvData = BTreeMap<u32, Value>;
+pub type KvData = KvMap;
 
 /// Descriptor lease records live in the same map as client keys, under keys
 /// no client uses, so that snapshots, digests and state-machine-safety
@@ -25,17 +24,7 @@ impl KvStore {
         &self.map
     }
     pub fn apply(&mut self, op: &KvOp) -> KvResult {
-        let key = op.key();
-        let mut value = self.map.get(&key).cloned().unwrap_or_default();
-        let result = apply_kv(&mut value, op);
-        // An absent key and an empty value are the same state; keeping only
-        // non-empty values makes the digest independent of failed cas/gets.
-        if value.is_empty() {
-            self.map.remove(&key);
-        } else {
-            self.map.insert(key, value);
-        }
-        result
+        apply_to_map(&mut self.map, op)
     }
     pub fn digest(&self) -> u64 {
         digest_of(&self.map)
