@@ -127,3 +127,17 @@ fn the_excerpt_check_can_fail() {
     assert!(!is_excerpt("two();\none();", &file));
     assert!(!is_excerpt("}\n// ...\nfn a() {", &file));
 }
+
+#[test]
+fn the_catalogue_describes_every_bug_switch_and_real_bug() {
+    let catalogue = include_str!("../docs/BUGS.md");
+    let reg = dst::registry();
+    let ids: Vec<&str> = reg.bugs().map(|(_, b)| b.id).chain(reg.real_bugs().map(|(_, b)| b.id)).collect();
+    assert!(ids.len() >= 28);
+    for id in ids {
+        assert!(
+            catalogue.contains(&format!("| `{id}` |")),
+            "docs/BUGS.md has no row for {id}"
+        );
+    }
+}
