@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 use sim::check::{Invariant, Violation};
-use sim::event::Event;
+use sim::event::{Event, EventKind, ModelEvent};
 use sim::machine::NodeId;
 use std::collections::BTreeMap;
 
@@ -19,16 +19,25 @@ pub enum LogEvent {
     LogWritten { first: u64, last: u64 },
     /// An fsync completed: the log is durable up to `last`.
     LogDurable { last: u64 },
-    /// An append acknowledgement for the log up to `index` went to `to`.
-    AppendAcked { index: u64, to: NodeId },
+    /// An append acknowledgement for the log up to `index`, made in
+    /// `term`, went to `to`.
+    AppendAcked { index: u64, to: NodeId, term: u64 },
 }
 
 /// `ack-after-durable`: a node acknowledges the log up to index i only once
 /// its disk durably holds the log up to i.
+///
+/// An acknowledgement made in an older term than the node's own is not
+/// judged: it speaks of a log that a newer leader has since been allowed to
+/// rewrite (the rewrite makes the watermark drop below entries that were
+/// durable when the acknowledgement was made), and any leader of the newer
+/// term ignores it.
 #[derive(Default)]
 pub struct AckAfterDurable {
     /// node -> (durable up to, the event that said so)
     durable: BTreeMap<NodeId, (u64, u64)>,
+    /// node -> its current term, from the generic role events
+    term: BTreeMap<NodeId, u64>,
 }
 
 impl AckAfterDurable {
@@ -43,9 +52,13 @@ impl Invariant for AckAfterDurable {
     }
 
     fn observe(&mut self, e: &Event) -> Result<(), Violation> {
+        if let (EventKind::Model(ModelEvent::Role { term, .. }), Some(node)) = (&e.kind, e.node) {
+            self.term.insert(node, *term);
+        }
         let (Some(ev), Some(node)) = (e.custom::<LogEvent>(), e.node) else {
             return Ok(());
         };
+        let current = self.term.get(&node).copied().unwrap_or(0);
         let durable = self.durable.entry(node).or_insert((0, e.i));
         match ev {
             LogEvent::LogWritten { first, .. } => {
@@ -54,7 +67,7 @@ impl Invariant for AckAfterDurable {
                 }
             }
             LogEvent::LogDurable { last } => *durable = (last, e.i),
-            LogEvent::AppendAcked { index, to } if index > durable.0 => {
+            LogEvent::AppendAcked { index, to, term } if index > durable.0 && term >= current => {
                 return Err(Violation::new(
                     Self::ID,
                     format!(
@@ -73,7 +86,7 @@ impl Invariant for AckAfterDurable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim::event::{EventKind, ModelEvent};
+    use sim::event::Role;
 
     fn ev(i: u64, node: NodeId, e: LogEvent) -> Event {
         Event {
@@ -89,9 +102,9 @@ mod tests {
         let mut c = AckAfterDurable::default();
         c.observe(&ev(0, 1, LogEvent::LogWritten { first: 1, last: 5 })).unwrap();
         c.observe(&ev(1, 1, LogEvent::LogDurable { last: 5 })).unwrap();
-        c.observe(&ev(2, 1, LogEvent::AppendAcked { index: 5, to: 0 })).unwrap();
+        c.observe(&ev(2, 1, LogEvent::AppendAcked { index: 5, to: 0, term: 0 })).unwrap();
         c.observe(&ev(3, 1, LogEvent::LogWritten { first: 6, last: 7 })).unwrap();
-        let v = c.observe(&ev(4, 1, LogEvent::AppendAcked { index: 7, to: 0 })).unwrap_err();
+        let v = c.observe(&ev(4, 1, LogEvent::AppendAcked { index: 7, to: 0, term: 0 })).unwrap_err();
         assert_eq!(v.evidence, vec![1, 4]);
     }
 
@@ -100,8 +113,31 @@ mod tests {
         let mut c = AckAfterDurable::default();
         c.observe(&ev(0, 2, LogEvent::LogDurable { last: 10 })).unwrap();
         c.observe(&ev(1, 2, LogEvent::LogWritten { first: 8, last: 9 })).unwrap();
-        assert!(c.observe(&ev(2, 2, LogEvent::AppendAcked { index: 9, to: 0 })).is_err());
+        assert!(c.observe(&ev(2, 2, LogEvent::AppendAcked { index: 9, to: 0, term: 0 })).is_err());
         // Other nodes are judged on their own disks.
-        assert!(c.observe(&ev(3, 3, LogEvent::AppendAcked { index: 1, to: 0 })).is_err());
+        assert!(c.observe(&ev(3, 3, LogEvent::AppendAcked { index: 1, to: 0, term: 0 })).is_err());
+    }
+
+    #[test]
+    fn an_ack_of_an_older_terms_log_is_left_to_the_leader() {
+        let mut c = AckAfterDurable::default();
+        let role = |i, term| Event {
+            i,
+            t_ns: i,
+            node: Some(1),
+            kind: EventKind::Model(ModelEvent::Role {
+                term,
+                role: Role::Follower,
+                cause: "higher-term".into(),
+                from: Some(0),
+            }),
+        };
+        c.observe(&role(0, 10)).unwrap();
+        c.observe(&ev(1, 1, LogEvent::LogDurable { last: 132 })).unwrap();
+        c.observe(&role(2, 11)).unwrap();
+        c.observe(&ev(3, 1, LogEvent::LogWritten { first: 132, last: 132 })).unwrap();
+        // Made in term 10, when 132 was durable; the rewrite came later.
+        c.observe(&ev(4, 1, LogEvent::AppendAcked { index: 132, to: 0, term: 10 })).unwrap();
+        assert!(c.observe(&ev(5, 1, LogEvent::AppendAcked { index: 132, to: 0, term: 11 })).is_err());
     }
 }

@@ -419,6 +419,7 @@ impl<V: Version> Node<V> {
                 io.emit(&LogEvent::AppendAcked {
                     index: s.index,
                     to: to as NodeId - 1,
+                    term: s.term,
                 });
             }
             io.send(to as NodeId - 1, Msg(m));

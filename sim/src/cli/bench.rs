@@ -39,6 +39,7 @@ pub fn main(reg: &Registry, seeds: u64, only: &[String], json: bool) -> Exit {
         return Exit::Bad("--seeds must be at least 1".into());
     }
     let mut rows = Vec::new();
+    let w = scenarios.iter().map(|s| s.name.len()).max().unwrap_or(0);
     for s in &scenarios {
         let (mut events, mut messages) = (0u64, 0u64);
         let start = Instant::now();
@@ -70,7 +71,7 @@ pub fn main(reg: &Registry, seeds: u64, only: &[String], json: bool) -> Exit {
         };
         if !json {
             println!(
-                "{:<22} {} nodes  {:>7.1} seeds/s  {:>10.0} events/s  {:>6} msgs/seed | bare madsim {:>7.1} seeds/s | ratio {:.2}",
+                "{:<w$} {} nodes  {:>7.1} seeds/s  {:>10.0} events/s  {:>6} msgs/seed | bare madsim {:>7.1} seeds/s | ratio {:.2}",
                 row.scenario, row.nodes, row.seeds_per_s, row.events_per_s, row.messages_per_seed, row.bare_seeds_per_s, row.ratio
             );
         }

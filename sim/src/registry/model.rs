@@ -1,0 +1,178 @@
+//! What one model brings to the registry: its bug switches, the real bugs
+//! of the release it runs, its own invariants, and how to build its nodes
+//! from a scenario's config.
+
+use crate::check::Invariant;
+use crate::machine::{Machine, NodeId};
+use crate::scenario::Scenario;
+use crate::world::{RunOutcome, RunSpec};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::sync::Arc;
+
+/// A bug switch: a defect the model can be told to have (`--bug ID`), and
+/// where it must be caught.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Bug {
+    pub id: &'static str,
+    /// "safety" or "liveness".
+    pub kind: &'static str,
+    /// The invariants that may catch it, the expected one first.
+    pub invariants: &'static [&'static str],
+    /// The scenario that exposes it.
+    pub scenario: &'static str,
+    pub summary: &'static str,
+}
+
+/// A defect of a pinned third-party release, found by running that release
+/// itself: no switch, the buggy code is the model. Its fixed release runs
+/// the same faults under `fixed_scenario` and must pass.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RealBug {
+    pub id: &'static str,
+    /// The release that has it ("raft 0.4.3").
+    pub release: &'static str,
+    /// The first release without it, and the change that fixed it.
+    pub fixed_in: &'static str,
+    /// Where it is documented (an issue, a pull request).
+    pub reference: &'static str,
+    pub kind: &'static str,
+    /// What may show it: invariants, and `panic` where the release's own
+    /// assertions catch it first.
+    pub invariants: &'static [&'static str],
+    /// The scenario on the buggy release that exposes it.
+    pub scenario: &'static str,
+    /// The same faults on the fixed release.
+    pub fixed_scenario: &'static str,
+    pub summary: &'static str,
+}
+
+/// A model's own invariant: its id, what it holds, and how to build its
+/// checker for a scenario.
+#[derive(Clone)]
+pub struct InvariantDef {
+    pub id: &'static str,
+    pub holds_when: &'static str,
+    pub(super) build: Arc<dyn Fn(&Scenario) -> Box<dyn Invariant> + Send + Sync>,
+}
+
+impl InvariantDef {
+    pub fn new<F>(id: &'static str, holds_when: &'static str, build: F) -> InvariantDef
+    where
+        F: Fn(&Scenario) -> Box<dyn Invariant> + Send + Sync + 'static,
+    {
+        InvariantDef {
+            id,
+            holds_when,
+            build: Arc::new(build),
+        }
+    }
+}
+
+/// What a model's builder gets: its parsed config, the scenario, and the
+/// bug switches turned on (each already checked to be one of the model's).
+pub struct Setup<'a, C> {
+    pub config: C,
+    pub scenario: &'a Scenario,
+    pub bugs: &'a [String],
+}
+
+impl<C> Setup<'_, C> {
+    /// Whether bug switch `id` is on.
+    pub fn bug(&self, id: &str) -> bool {
+        self.bugs.iter().any(|b| b == id)
+    }
+}
+
+pub(super) type Runner = Box<dyn for<'s> FnOnce(RunSpec<'s>) -> RunOutcome>;
+type Prepare = dyn Fn(&Scenario, &[String]) -> Result<Runner, String> + Send + Sync;
+
+/// One model as dst knows it.
+pub struct ModelDef {
+    pub name: String,
+    pub about: String,
+    pub bugs: Vec<Bug>,
+    pub real_bugs: Vec<RealBug>,
+    /// `sometimes` goals the model can mark reached: id and meaning.
+    pub goals: Vec<(&'static str, &'static str)>,
+    pub invariants: Vec<InvariantDef>,
+    pub(super) prepare: Box<Prepare>,
+}
+
+impl ModelDef {
+    /// A model named `name` whose scenario `config` parses as `C` (a JSON
+    /// `null` or absent config reads as `{}`). `build` checks the config and
+    /// returns the factory that makes a node's machine at every boot.
+    pub fn new<C, M, G, F>(name: &str, about: &str, build: F) -> ModelDef
+    where
+        C: DeserializeOwned,
+        M: Machine + 'static,
+        G: Fn(NodeId) -> M + 'static,
+        F: Fn(Setup<'_, C>) -> Result<G, String> + Send + Sync + 'static,
+    {
+        let model = name.to_string();
+        let prepare = move |scenario: &Scenario, bugs: &[String]| -> Result<Runner, String> {
+            // serde would also read a struct from an array; a config is an object.
+            let raw = match &scenario.config {
+                serde_json::Value::Null => serde_json::json!({}),
+                v @ serde_json::Value::Object(_) => v.clone(),
+                v => {
+                    return Err(format!(
+                        "scenario {}: invalid {model} config: a JSON object, not {v}",
+                        scenario.name
+                    ))
+                }
+            };
+            let config: C = serde_json::from_value(raw)
+                .map_err(|e| format!("scenario {}: invalid {model} config: {e}", scenario.name))?;
+            let factory = build(Setup { config, scenario, bugs }).map_err(|e| format!("scenario {}: {e}", scenario.name))?;
+            Ok(Box::new(move |spec: RunSpec<'_>| crate::world::run(spec, factory)))
+        };
+        ModelDef {
+            name: name.to_string(),
+            about: about.to_string(),
+            bugs: Vec::new(),
+            real_bugs: Vec::new(),
+            goals: Vec::new(),
+            invariants: Vec::new(),
+            prepare: Box::new(prepare),
+        }
+    }
+
+    /// Its bug switches.
+    pub fn bugs(mut self, bugs: &[Bug]) -> Self {
+        self.bugs.extend_from_slice(bugs);
+        self
+    }
+
+    /// Defects of the pinned release this model runs.
+    pub fn real_bugs(mut self, bugs: &[RealBug]) -> Self {
+        self.real_bugs.extend_from_slice(bugs);
+        self
+    }
+
+    /// The coverage goals it can reach: (id, what reaching it means).
+    pub fn goals(mut self, goals: &[(&'static str, &'static str)]) -> Self {
+        self.goals.extend_from_slice(goals);
+        self
+    }
+
+    /// One of its own invariants.
+    pub fn invariant(mut self, inv: InvariantDef) -> Self {
+        self.invariants.push(inv);
+        self
+    }
+}
+
+impl std::fmt::Debug for ModelDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelDef")
+            .field("name", &self.name)
+            .field("bugs", &self.bugs.iter().map(|b| b.id).collect::<Vec<_>>())
+            .field("real_bugs", &self.real_bugs.iter().map(|b| b.id).collect::<Vec<_>>())
+            .field("goals", &self.goals.iter().map(|g| g.0).collect::<Vec<_>>())
+            .field("invariants", &self.invariants.iter().map(|i| i.id).collect::<Vec<_>>())
+            .finish()
+    }
+}
+
