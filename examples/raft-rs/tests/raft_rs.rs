@@ -129,3 +129,23 @@ fn v043_passes_without_crashes() {
     assert!(s.ok(), "{}", s.failures().join("\n"));
     assert_eq!(s.tallies[0].pass, 16);
 }
+
+/// The 0.4.3 finding replays exactly from its report, and shrinking keeps
+/// the violation with a fraction of the faults.
+#[test]
+fn the_v043_finding_replays_and_shrinks() {
+    let r = registry();
+    let s = r.load("raft-rs-0.4.3-crash-restart").unwrap();
+    let (out, ms) = sim::runner::run_seed(&r, &s, 0, &[], None).unwrap();
+    let class = r.classify(&out, &s, &[]);
+    assert_eq!(class, sim::runner::Class::Expected);
+    let dir = std::env::temp_dir().join(format!("raft-rs-shrink-{}", std::process::id()));
+    let path = dir.join("found.json");
+    sim::runner::report(&out, class, &s, 0, &[], ms, &path).write(&path).unwrap();
+    let (report, _) = sim::runner::load_report(&r, &path).unwrap();
+    let again = r.run(&s, report.seed, &[], Some(report.plan.clone())).unwrap();
+    assert_eq!(again.trace.hash_hex(), report.trace_hash);
+    let shrunk = sim::runner::shrink::shrink(&r, &path, None, 100).unwrap();
+    assert!(shrunk.to < shrunk.from / 4, "{} -> {}", shrunk.from, shrunk.to);
+    assert_eq!(shrunk.verdict.invariant.as_deref(), Some("state-machine-safety"));
+}
