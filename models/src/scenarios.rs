@@ -9,6 +9,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ),
     ("raft-snapshot", include_str!("../../scenarios/raft-snapshot.json")),
     ("raft-seven", include_str!("../../scenarios/raft-seven.json")),
+    ("raft-swarm", include_str!("../../scenarios/raft-swarm.json")),
     ("raft-clock-skew", include_str!("../../scenarios/raft-clock-skew.json")),
     (
         "raft-skew-beyond-bound",

@@ -22,7 +22,9 @@ pub mod report;
 pub mod rng;
 pub mod runner;
 pub mod scenario;
+pub mod search;
 pub mod trace;
+pub mod vary;
 pub mod workload;
 pub mod world;
 

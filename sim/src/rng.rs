@@ -12,6 +12,7 @@ pub enum Stream {
     Workload,
     Disk,
     Spells,
+    Vary,
     Node(usize),
 }
 
@@ -24,6 +25,7 @@ impl Stream {
             Stream::Workload => 4,
             Stream::Disk => 5,
             Stream::Spells => 6,
+            Stream::Vary => 7,
             Stream::Node(i) => 1000 + i as u64,
         }
     }

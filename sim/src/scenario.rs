@@ -2,6 +2,8 @@
 //! it checks, the coverage goals it must reach and the outcome it expects.
 
 use crate::check::LivenessParams;
+use crate::vary::{self, Vary};
+use std::collections::BTreeMap;
 use crate::nemesis::FaultProfile;
 use serde::{Deserialize, Serialize};
 
@@ -44,6 +46,13 @@ pub struct Scenario {
     /// Upper bound on trace events; a run that needs more is a finding.
     #[serde(default = "default_event_budget")]
     pub event_budget: u64,
+    /// Knobs drawn per seed ("config.heartbeat_ms": {"range": [20, 60]},
+    /// "nodes": {"one-of": [3, 5]}): swarm over configuration.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub vary: BTreeMap<String, Vary>,
+    /// In a scenario as it ran: the values its `vary` drew for the seed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub varied: BTreeMap<String, serde_json::Value>,
 }
 
 fn default_safety_ms() -> u64 {
@@ -135,6 +144,7 @@ impl Scenario {
 
     pub fn validate(&self) -> Result<(), String> {
         let n = &self.name;
+        vary::check(&self.vary).map_err(|e| format!("scenario {n}: {e}"))?;
         if !(1..=9).contains(&self.nodes) {
             return Err(format!("scenario {n}: nodes must be 1 to 9, not {}", self.nodes));
         }
@@ -151,5 +161,19 @@ impl Scenario {
             return Err(format!("scenario {n}: faults.delay_ms_min exceeds delay_ms_max"));
         }
         Ok(())
+    }
+
+    /// The scenario as seed `seed` runs it: every knob of `vary` drawn and
+    /// set, `vary` emptied, the drawn values listed in `varied`.
+    pub fn drawn(&self, seed: u64) -> Result<Scenario, String> {
+        if self.vary.is_empty() {
+            return Ok(self.clone());
+        }
+        vary::apply(self, &vary::draw(&self.vary, seed))
+    }
+
+    /// The scenario with its knobs at each combination of their extremes.
+    pub fn corners(&self) -> Result<Vec<Scenario>, String> {
+        vary::corners(&self.vary).iter().map(|values| vary::apply(self, values)).collect()
     }
 }

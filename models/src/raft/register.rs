@@ -160,5 +160,6 @@ fn configure(setup: Setup<'_, RaftConfig>) -> Result<impl Fn(sim::NodeId) -> Raf
             .max(scenario.faults.drift_ppm_max.unsigned_abs());
     }
     cfg.bugs = RaftBugs::from_ids(setup.bugs)?;
+    cfg.validate()?;
     Ok(move |id| Raft::new(id, cfg.clone()))
 }

@@ -38,6 +38,9 @@ pub enum Cmd {
     },
     /// Run many seeds of one scenario, or of all built-in scenarios.
     Fuzz(FuzzArgs),
+    /// Coverage-guided search: mutate the fault plans, seeds and drawn
+    /// configurations of runs that reached something new.
+    Search(SearchArgs),
     /// Re-run a report: exit 0 if verdict and trace hash match, 1 if not.
     Replay {
         report: PathBuf,
@@ -109,6 +112,36 @@ pub struct FuzzArgs {
     /// Run every seed twice and fail on any difference in trace hash.
     #[arg(long)]
     pub determinism: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SearchArgs {
+    /// A built-in scenario or a scenario file.
+    pub scenario: String,
+    /// Guided runs to make.
+    #[arg(long, default_value_t = 1_000)]
+    pub runs: u64,
+    /// Stop starting batches after this long (e.g. 90s, 10m).
+    #[arg(long)]
+    pub budget: Option<String>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// The campaign's seed: the same seed, the same campaign.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[arg(long = "bug")]
+    pub bugs: Vec<String>,
+    /// Also run as many plain seeds in the same batches and compare coverage.
+    #[arg(long)]
+    pub compare: bool,
+    /// Stop at the first violation.
+    #[arg(long)]
+    pub stop: bool,
+    #[arg(long, default_value = "reports")]
+    pub report_dir: PathBuf,
     #[arg(long)]
     pub json: bool,
 }

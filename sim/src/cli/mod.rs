@@ -16,6 +16,7 @@ mod commands;
 mod fuzz;
 mod mutants;
 mod progress;
+mod search;
 mod shrink;
 
 pub use args::{Cli, Cmd};
@@ -72,6 +73,7 @@ where
         } => commands::run(r, &scenario, seed, &bugs, report, json),
         Cmd::Replay { report, json } => commands::replay(r, &report, json),
         Cmd::Fuzz(args) => fuzz::main(r, args),
+        Cmd::Search(args) => search::main(r, args),
         Cmd::Shrink {
             report,
             out,

@@ -189,7 +189,20 @@ impl Registry {
             }
         };
         self.validate(&s, &[])?;
+        self.validate_draws(&s)?;
         Ok(s)
+    }
+
+    /// Checks that no draw of the scenario's `vary` can give a config its
+    /// model refuses: every combination of the knobs' extremes is tried.
+    pub fn validate_draws(&self, scenario: &Scenario) -> Result<(), String> {
+        for corner in scenario.corners()? {
+            self.validate(&corner, &[]).map_err(|e| {
+                let knobs: Vec<String> = corner.varied.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                format!("{e} (when vary draws {})", knobs.join(", "))
+            })?;
+        }
+        Ok(())
     }
 
     /// Checks a scenario and bug switches against the registry: a known
@@ -292,8 +305,9 @@ impl Registry {
             .collect()
     }
 
-    /// Runs one seed of `scenario` with `bugs` on, drawing the fault plan
-    /// from the seed unless `plan` is given.
+    /// Runs one seed of `scenario` with `bugs` on: draws its configuration
+    /// (if it varies any) and its fault plan from the seed, unless `plan` is
+    /// given. The outcome holds the scenario as it ran.
     pub fn run(
         &self,
         scenario: &Scenario,
@@ -301,6 +315,7 @@ impl Registry {
         bugs: &[String],
         plan: Option<Vec<PlanEntry>>,
     ) -> Result<RunOutcome, String> {
+        let scenario = &scenario.drawn(seed)?;
         let runner = self.prepare(scenario, bugs)?;
         let spec = RunSpec {
             scenario,
@@ -316,6 +331,7 @@ impl Registry {
     pub fn check(&self) -> Result<(), String> {
         for s in &self.scenarios {
             self.validate(s, &[])?;
+            self.validate_draws(s)?;
             if s.coverage.is_empty() {
                 return Err(format!("scenario {}: no coverage goal", s.name));
             }

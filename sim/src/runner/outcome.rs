@@ -77,7 +77,7 @@ pub fn report(
         scenario: scenario.name.clone(),
         seed,
         bugs: bugs.to_vec(),
-        config: serde_json::to_value(scenario).expect("scenario serializes"),
+        config: serde_json::to_value(&out.scenario).expect("scenario serializes"),
         swarm: out.draw.clone(),
         plan: out.plan.clone(),
         verdict: out.verdict.clone(),

@@ -88,6 +88,7 @@ impl<Msg> Ev<Msg> {
 
 struct World<'a, M: Machine, F: Fn(NodeId) -> M> {
     scenario: &'a Scenario,
+    seed: u64,
     factory: F,
     now: u64,
     seq: u64,
@@ -147,6 +148,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         };
         World {
             scenario: sc,
+            seed: spec.seed,
             factory,
             now: 0,
             seq: 0,
@@ -181,6 +183,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             }
         }
         RunOutcome {
+            scenario: self.scenario.clone(),
+            seed: self.seed,
             verdict: self.verdict.unwrap_or_else(Verdict::pass),
             draw: self.draw,
             plan: self.plan,

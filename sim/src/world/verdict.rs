@@ -65,6 +65,9 @@ pub struct RunSpec<'a> {
 
 /// What one run produced.
 pub struct RunOutcome {
+    /// The scenario as it ran (with a swarm over configuration, the drawn one).
+    pub scenario: Scenario,
+    pub seed: u64,
     pub verdict: Verdict,
     pub draw: SwarmDraw,
     pub plan: Vec<PlanEntry>,

@@ -1,0 +1,110 @@
+//! `dst search`: a coverage-guided campaign, with its coverage curve and,
+//! with `--compare`, plain fuzzing measured the same way beside it.
+
+use super::args::SearchArgs;
+use super::progress::parse_duration;
+use super::Exit;
+use crate::registry::Registry;
+use crate::runner::pool;
+use crate::search::{search, Point, SearchOptions, Side};
+
+pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
+    if a.runs == 0 {
+        return Exit::Bad("--runs must be at least 1".into());
+    }
+    let budget = match a.budget.as_deref().map(parse_duration).transpose() {
+        Ok(b) => b,
+        Err(e) => return Exit::Bad(e),
+    };
+    let opts = SearchOptions {
+        scenario: a.scenario.clone(),
+        runs: a.runs,
+        budget,
+        jobs: pool::jobs(a.jobs),
+        seed: a.seed,
+        bugs: a.bugs.clone(),
+        report_dir: Some(a.report_dir.clone()),
+        compare: a.compare,
+        stop_at_first: a.stop,
+    };
+    let quiet = a.json;
+    let mut last = std::time::Instant::now();
+    let summary = search(reg, &opts, |p: &Point| {
+        if !quiet && last.elapsed().as_secs() >= 5 {
+            last = std::time::Instant::now();
+            eprintln!(
+                "[{:>5.0}s] {} runs, {} features{}, corpus {}",
+                p.seconds,
+                p.runs,
+                p.guided,
+                p.plain.map(|f| format!(" (plain {f})")).unwrap_or_default(),
+                p.corpus
+            );
+        }
+    });
+    let s = match summary {
+        Ok(s) => s,
+        Err(e) => return Exit::Bad(e),
+    };
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({"scenario": s.scenario.name, "seed": a.seed, "bugs": a.bugs,
+                "seconds": s.took.as_secs_f64(), "corpus": s.corpus, "guided": s.guided,
+                "plain": s.plain, "curve": s.curve})
+        );
+    } else {
+        println!(
+            "search {} (campaign seed {}{}): {} guided runs in {:.1} s, corpus {}",
+            s.scenario.name,
+            a.seed,
+            if a.bugs.is_empty() { String::new() } else { format!(", bugs: {}", a.bugs.join(" ")) },
+            s.guided.runs,
+            s.took.as_secs_f64(),
+            s.corpus
+        );
+        line("guided", &s.guided);
+        if let Some(p) = &s.plain {
+            line("plain ", p);
+            let marks: Vec<String> = checkpoints(&s.curve)
+                .iter()
+                .map(|p| format!("{}: {}/{}", p.runs, p.guided, p.plain.unwrap_or(0)))
+                .collect();
+            println!("  features by runs (guided/plain): {}", marks.join("  "));
+        }
+        for r in s.guided.reports.iter().chain(s.plain.iter().flat_map(|p| &p.reports)) {
+            println!("  report: {}  (replay: dst replay {})", r.display(), r.display());
+        }
+    }
+    if s.ok() {
+        Exit::Clean
+    } else {
+        Exit::Found
+    }
+}
+
+fn line(name: &str, side: &Side) {
+    println!(
+        "  {name}: {} runs, {} features ({} abstract states, {} transitions), {} violations ({} unexpected), first: {}",
+        side.runs,
+        side.features,
+        side.states,
+        side.transitions,
+        side.violations,
+        side.unexpected,
+        side.first_violation
+            .as_ref()
+            .map_or("none".to_string(), |(run, cause)| format!("run {run} ({cause})"))
+    );
+}
+
+/// About five points spread over the curve, the last one included.
+fn checkpoints(curve: &[Point]) -> Vec<&Point> {
+    let n = curve.len();
+    let mut idx: Vec<usize> = [n / 8, n / 4, n / 2, 3 * n / 4, n.saturating_sub(1)]
+        .into_iter()
+        .filter(|&i| i < n)
+        .collect();
+    idx.dedup();
+    idx.into_iter().map(|i| &curve[i]).collect()
+}

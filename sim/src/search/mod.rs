@@ -1,0 +1,298 @@
+//! Coverage-guided search: instead of drawing every run afresh from a new
+//! seed, keep the runs that reached something no run reached before (an
+//! abstract state, a transition, a message pattern: see [`features`]) and
+//! mutate them: their fault plans, seeds and drawn configurations. Runs go
+//! out in batches and come back in batch order, so a campaign is the same
+//! for a campaign seed whatever the number of threads; every finding is an
+//! ordinary report that `dst replay` re-runs.
+//!
+//! With `compare`, every batch also runs as many plain seeds, measured with
+//! the same features, so the two are compared on the same CPU time.
+
+pub mod features;
+pub mod mutate;
+
+use crate::registry::Registry;
+use crate::rng::{stream, Stream};
+use crate::runner::{self, pool, run_seed, Class};
+use crate::scenario::Scenario;
+use crate::world::{RunOutcome, Status};
+use features::Features;
+use mutate::{mutate, Candidate, Space};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// A search campaign.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    pub scenario: String,
+    /// Runs to make (guided runs; with `compare`, as many plain ones too).
+    pub runs: u64,
+    /// No new batch starts after this long.
+    pub budget: Option<Duration>,
+    pub jobs: usize,
+    /// The campaign's own seed: the same seed, the same campaign.
+    pub seed: u64,
+    pub bugs: Vec<String>,
+    pub report_dir: Option<PathBuf>,
+    /// Also run plain seeds, as many, in the same batches.
+    pub compare: bool,
+    /// Stop at the first violation.
+    pub stop_at_first: bool,
+}
+
+impl SearchOptions {
+    pub fn new(scenario: &str, runs: u64) -> SearchOptions {
+        SearchOptions {
+            scenario: scenario.to_string(),
+            runs,
+            budget: None,
+            jobs: 1,
+            seed: 0,
+            bugs: Vec::new(),
+            report_dir: None,
+            compare: false,
+            stop_at_first: false,
+        }
+    }
+}
+
+/// One side of a campaign (guided or plain).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Side {
+    pub runs: u64,
+    pub features: usize,
+    /// Of the features, distinct abstract states and transitions.
+    pub states: usize,
+    pub transitions: usize,
+    /// Run number (1-based) of the first violation, and what it was.
+    pub first_violation: Option<(u64, String)>,
+    pub violations: u64,
+    pub unexpected: u64,
+    pub reports: Vec<PathBuf>,
+    #[serde(skip)]
+    seen: BTreeSet<u64>,
+}
+
+/// How coverage grew: after each batch.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Point {
+    pub runs: u64,
+    pub seconds: f64,
+    pub guided: usize,
+    pub plain: Option<usize>,
+    pub corpus: usize,
+}
+
+pub struct SearchSummary {
+    pub scenario: Scenario,
+    pub guided: Side,
+    pub plain: Option<Side>,
+    pub corpus: usize,
+    pub curve: Vec<Point>,
+    pub took: Duration,
+}
+
+impl SearchSummary {
+    /// No violation nobody asked for.
+    pub fn ok(&self) -> bool {
+        self.guided.unexpected == 0 && self.plain.as_ref().is_none_or(|p| p.unexpected == 0)
+    }
+}
+
+struct Entry {
+    cand: Candidate,
+    picks: u64,
+}
+
+/// Runs a campaign; `on_batch` sees the curve as it grows.
+pub fn search(registry: &Registry, opts: &SearchOptions, mut on_batch: impl FnMut(&Point)) -> Result<SearchSummary, String> {
+    let scenario = registry.load(&opts.scenario)?;
+    registry.validate(&scenario, &opts.bugs)?;
+    let started = Instant::now();
+    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
+    let space = Space::new(&scenario, &mut stream(opts.seed, Stream::Plan));
+    let jobs = opts.jobs.max(1);
+    let batch = (jobs * 4) as u64;
+    // The first runs are plain seeds: the corpus starts from what they reach.
+    let initial = batch.min(opts.runs).max(1);
+    let mut corpus: Vec<Entry> = Vec::new();
+    let mut guided = Side::default();
+    let mut plain = opts.compare.then(Side::default);
+    let mut curve = Vec::new();
+    let plain_base = opts.seed.wrapping_mul(1_000_003).wrapping_add(1 << 40);
+    while guided.runs < opts.runs && !opts.budget.is_some_and(|b| started.elapsed() >= b) {
+        let n = batch.min(opts.runs - guided.runs);
+        let cands: Vec<Option<Candidate>> = (0..n)
+            .map(|k| {
+                let run = guided.runs + k;
+                if run < initial || corpus.is_empty() {
+                    None
+                } else {
+                    Some(next_candidate(&mut corpus, &space, &mut rng))
+                }
+            })
+            .collect();
+        let mut jobs_list: Vec<(usize, Job)> = cands
+            .into_iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let job = match c {
+                    Some(c) => Job::Guided(c),
+                    None => Job::Seed(opts.seed.wrapping_add(guided.runs + k as u64)),
+                };
+                (k, job)
+            })
+            .collect();
+        if plain.is_some() {
+            let start = plain.as_ref().map_or(0, |p| p.runs);
+            jobs_list.extend((0..n).map(|k| (n as usize + k as usize, Job::Plain(plain_base + start + k))));
+        }
+        let mut results: Vec<(usize, Job, Result<(RunOutcome, u64), String>)> = Vec::new();
+        pool::run(
+            jobs_list.into_iter(),
+            jobs,
+            None,
+            |(k, job)| {
+                let r = job.run(registry, &scenario, &opts.bugs);
+                (k, job, r)
+            },
+            |r| results.push(r),
+        );
+        results.sort_by_key(|r| r.0);
+        for (_, job, result) in results {
+            let (out, wall_ms) = result.map_err(|e| format!("{}: {e}", scenario.name))?;
+            let side = match &job {
+                Job::Plain(_) => plain.as_mut().expect("plain jobs only when comparing"),
+                _ => &mut guided,
+            };
+            side.runs += 1;
+            let new = absorb(side, &features::features(out.trace.events()));
+            record(registry, side, &scenario, &out, wall_ms, opts)?;
+            if new && !matches!(job, Job::Plain(_)) {
+                corpus.push(Entry {
+                    cand: job.candidate(&out),
+                    picks: 0,
+                });
+            }
+        }
+        let point = Point {
+            runs: guided.runs,
+            seconds: started.elapsed().as_secs_f64(),
+            guided: guided.seen.len(),
+            plain: plain.as_ref().map(|p| p.seen.len()),
+            corpus: corpus.len(),
+        };
+        on_batch(&point);
+        curve.push(point);
+        if opts.stop_at_first && guided.first_violation.is_some() {
+            break;
+        }
+    }
+    guided.tally();
+    if let Some(p) = plain.as_mut() {
+        p.tally();
+    }
+    Ok(SearchSummary {
+        scenario,
+        guided,
+        plain,
+        corpus: corpus.len(),
+        curve,
+        took: started.elapsed(),
+    })
+}
+
+/// A run to make: a plain seed (as `fuzz` runs it), or a guided candidate.
+enum Job {
+    Seed(u64),
+    Plain(u64),
+    Guided(Candidate),
+}
+
+impl Job {
+    fn run(&self, registry: &Registry, scenario: &Scenario, bugs: &[String]) -> Result<(RunOutcome, u64), String> {
+        match self {
+            Job::Seed(seed) | Job::Plain(seed) => run_seed(registry, scenario, *seed, bugs, None),
+            Job::Guided(c) => {
+                let concrete = if c.knobs.is_empty() {
+                    scenario.clone()
+                } else {
+                    crate::vary::apply(scenario, &c.knobs)?
+                };
+                run_seed(registry, &concrete, c.seed, bugs, Some(c.plan.clone()))
+            }
+        }
+    }
+
+    fn candidate(&self, out: &RunOutcome) -> Candidate {
+        match self {
+            Job::Guided(c) => c.clone(),
+            Job::Seed(seed) | Job::Plain(seed) => Candidate {
+                seed: *seed,
+                plan: out.plan.clone(),
+                knobs: out.scenario.varied.clone(),
+            },
+        }
+    }
+}
+
+/// Picks a parent, favouring entries picked least, and mutates it.
+fn next_candidate(corpus: &mut [Entry], space: &Space, rng: &mut ChaCha8Rng) -> Candidate {
+    let least = corpus.iter().map(|e| e.picks).min().unwrap_or(0);
+    let fresh: Vec<usize> = (0..corpus.len()).filter(|&i| corpus[i].picks == least).collect();
+    let i = if crate::rng::chance(rng, 0.7) {
+        fresh[crate::rng::range(rng, 0, fresh.len() as u64 - 1) as usize]
+    } else {
+        crate::rng::range(rng, 0, corpus.len() as u64 - 1) as usize
+    };
+    let j = crate::rng::range(rng, 0, corpus.len() as u64 - 1) as usize;
+    corpus[i].picks += 1;
+    mutate(&corpus[i].cand, &corpus[j].cand, space, rng)
+}
+
+impl Side {
+    fn tally(&mut self) {
+        self.features = self.seen.len();
+        self.states = self.seen.iter().filter(|&&f| features::kind(f) == features::STATE).count();
+        self.transitions = self.seen.iter().filter(|&&f| features::kind(f) == features::TRANSITION).count();
+    }
+}
+
+/// Adds a run's features to a side; true if any was new.
+fn absorb(side: &mut Side, f: &Features) -> bool {
+    let before = side.seen.len();
+    side.seen.extend(f.iter().copied());
+    side.seen.len() > before
+}
+
+fn record(
+    registry: &Registry,
+    side: &mut Side,
+    scenario: &Scenario,
+    out: &RunOutcome,
+    wall_ms: u64,
+    opts: &SearchOptions,
+) -> Result<(), String> {
+    if out.verdict.status == Status::Pass {
+        return Ok(());
+    }
+    side.violations += 1;
+    let class = registry.classify(out, scenario, &opts.bugs);
+    if class == Class::Unexpected {
+        side.unexpected += 1;
+    }
+    let cause = runner::cause(out).unwrap_or_else(|| "error".into());
+    if side.first_violation.is_none() {
+        side.first_violation = Some((side.runs, cause));
+        if let Some(dir) = &opts.report_dir {
+            let path = dir.join(format!("{}-search-{}-run-{}.json", scenario.name, opts.seed, side.runs));
+            runner::report(out, class, scenario, out.seed, &opts.bugs, wall_ms, &path).write(&path)?;
+            side.reports.push(path);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,198 @@
+//! Swarm over configuration: a scenario may name knobs to draw per seed
+//! (entries per append, timings, node count, client count, ..), so that
+//! seeds cover configurations and not only fault schedules. The draw comes
+//! from the seed's own `Vary` stream, so it never reshuffles the faults or
+//! the workload, and the scenario as it ran (every knob concrete, the drawn
+//! values listed in `varied`) goes into the report, so a replay draws
+//! nothing.
+
+use crate::rng::{range, stream, Stream};
+use crate::scenario::Scenario;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// How one knob is drawn.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Vary {
+    /// An integer drawn uniformly from `[lo, hi]`, both included.
+    Range([u64; 2]),
+    /// One of these values, each as likely.
+    OneOf(Vec<Value>),
+}
+
+/// The parts of a scenario a draw may change: the cluster size, the
+/// model's config, the workload, the fault profile, the phase lengths.
+const ROOTS: &[&str] = &["nodes", "config", "workload", "faults", "liveness", "safety_ms", "liveness_ms"];
+
+/// Most combinations of extremes checked when a scenario is loaded.
+const CORNERS_MAX: usize = 1024;
+
+impl Vary {
+    fn check(&self, path: &str) -> Result<(), String> {
+        match self {
+            Vary::Range([lo, hi]) if lo > hi => Err(format!("vary.{path}: range [{lo}, {hi}] is empty")),
+            Vary::OneOf(v) if v.is_empty() => Err(format!("vary.{path}: one-of lists no value")),
+            _ => Ok(()),
+        }
+    }
+
+    /// The values at the edges of what this knob can draw.
+    fn extremes(&self) -> Vec<Value> {
+        match self {
+            Vary::Range([lo, hi]) if lo == hi => vec![(*lo).into()],
+            Vary::Range([lo, hi]) => vec![(*lo).into(), (*hi).into()],
+            Vary::OneOf(v) => v.clone(),
+        }
+    }
+
+    fn draw(&self, rng: &mut rand_chacha::ChaCha8Rng) -> Value {
+        match self {
+            Vary::Range([lo, hi]) => range(rng, *lo, *hi).into(),
+            Vary::OneOf(v) => v[range(rng, 0, v.len() as u64 - 1) as usize].clone(),
+        }
+    }
+}
+
+/// Checks the knob paths and ranges; the error is one line.
+pub fn check(vary: &BTreeMap<String, Vary>) -> Result<(), String> {
+    for (path, v) in vary {
+        let root = path.split('.').next().unwrap_or_default();
+        if !ROOTS.contains(&root) || path.ends_with('.') || path.contains("..") {
+            return Err(format!(
+                "vary: '{path}' is not a knob a draw may change (it must start with one of: {})",
+                ROOTS.join(", ")
+            ));
+        }
+        v.check(path)?;
+    }
+    Ok(())
+}
+
+/// The scenario with each knob set to `values[path]`, re-read so that every
+/// value is checked as if the file had held it.
+pub fn apply(scenario: &Scenario, values: &BTreeMap<String, Value>) -> Result<Scenario, String> {
+    let mut json = serde_json::to_value(scenario).map_err(|e| format!("scenario {}: {e}", scenario.name))?;
+    for (path, value) in values {
+        set(&mut json, path, value.clone()).map_err(|e| format!("scenario {}: vary.{path}: {e}", scenario.name))?;
+    }
+    json["vary"] = Value::Object(Default::default());
+    json["varied"] = serde_json::to_value(values).expect("a map serializes");
+    let s: Scenario = serde_json::from_value(json).map_err(|e| {
+        format!("scenario {}: a drawn configuration is invalid: {e}", scenario.name)
+    })?;
+    s.validate()?;
+    Ok(s)
+}
+
+/// The knobs drawn for `seed`, in the order of their paths.
+pub fn draw(vary: &BTreeMap<String, Vary>, seed: u64) -> BTreeMap<String, Value> {
+    let mut rng = stream(seed, Stream::Vary);
+    vary.iter().map(|(p, v)| (p.clone(), v.draw(&mut rng))).collect()
+}
+
+/// Every combination of the knobs' extreme values (each knob alone when
+/// there would be too many), for a check at load time that no draw can
+/// produce a configuration the model refuses.
+pub fn corners(vary: &BTreeMap<String, Vary>) -> Vec<BTreeMap<String, Value>> {
+    let knobs: Vec<(&String, Vec<Value>)> = vary.iter().map(|(p, v)| (p, v.extremes())).collect();
+    let total = knobs.iter().try_fold(1usize, |n, (_, e)| n.checked_mul(e.len()));
+    if total.is_some_and(|t| t <= CORNERS_MAX) {
+        let mut out = vec![BTreeMap::new()];
+        for (path, ends) in &knobs {
+            out = out
+                .into_iter()
+                .flat_map(|m| {
+                    ends.iter().map(move |e| {
+                        let mut m = m.clone();
+                        m.insert((*path).clone(), e.clone());
+                        m
+                    })
+                })
+                .collect();
+        }
+        return out;
+    }
+    knobs
+        .iter()
+        .flat_map(|(path, ends)| ends.iter().map(move |e| BTreeMap::from([((*path).clone(), e.clone())])))
+        .collect()
+}
+
+fn set(json: &mut Value, path: &str, value: Value) -> Result<(), String> {
+    let mut at = json;
+    let parts: Vec<&str> = path.split('.').collect();
+    for (i, part) in parts.iter().enumerate() {
+        if at.is_null() {
+            *at = Value::Object(Default::default());
+        }
+        let obj = at.as_object_mut().ok_or_else(|| format!("'{}' is not an object", parts[..i].join(".")))?;
+        if i + 1 == parts.len() {
+            obj.insert(part.to_string(), value);
+            return Ok(());
+        }
+        at = obj.entry(part.to_string()).or_insert(Value::Null);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn knobs() -> BTreeMap<String, Vary> {
+        BTreeMap::from([
+            ("config.max_entries_per_append".to_string(), Vary::Range([1, 64])),
+            ("nodes".to_string(), Vary::OneOf(vec![3.into(), 5.into(), 7.into()])),
+        ])
+    }
+
+    #[test]
+    fn a_draw_is_the_same_for_a_seed_and_stays_in_range() {
+        let k = knobs();
+        assert_eq!(draw(&k, 9), draw(&k, 9));
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..200 {
+            let d = draw(&k, seed);
+            let n = d["config.max_entries_per_append"].as_u64().unwrap();
+            assert!((1..=64).contains(&n));
+            seen.insert(d["nodes"].as_u64().unwrap());
+        }
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), vec![3, 5, 7]);
+    }
+
+    #[test]
+    fn corners_cover_every_combination_of_extremes() {
+        assert_eq!(corners(&knobs()).len(), 6);
+    }
+
+    #[test]
+    fn bad_knobs_are_refused() {
+        assert!(check(&BTreeMap::from([("name".to_string(), Vary::Range([1, 2]))])).is_err());
+        assert!(check(&BTreeMap::from([("config.x".to_string(), Vary::Range([3, 2]))])).is_err());
+        assert!(check(&BTreeMap::from([("nodes".to_string(), Vary::OneOf(vec![]))])).is_err());
+        assert!(check(&knobs()).is_ok());
+    }
+
+    #[test]
+    fn applying_a_draw_records_it_and_leaves_nothing_to_draw() {
+        let mut s = Scenario::from_json(
+            r#"{"name":"x","model":"m","nodes":3,"invariants":[],"config":{"a":1}}"#,
+        )
+        .unwrap();
+        s.vary = knobs();
+        let d = BTreeMap::from([
+            ("config.max_entries_per_append".to_string(), Value::from(4)),
+            ("nodes".to_string(), Value::from(5)),
+        ]);
+        let c = apply(&s, &d).unwrap();
+        assert_eq!(c.nodes, 5);
+        assert_eq!(c.config["max_entries_per_append"], 4);
+        assert_eq!(c.config["a"], 1);
+        assert!(c.vary.is_empty());
+        assert_eq!(c.varied, d);
+        let bad = BTreeMap::from([("nodes".to_string(), Value::from("many"))]);
+        assert!(apply(&s, &bad).unwrap_err().contains("invalid"));
+    }
+}
