@@ -63,6 +63,9 @@ pub enum Cmd {
     Mutants {
         #[arg(long, default_value_t = 2_000)]
         max_seeds: u64,
+        /// Hunt each bug also by coverage-guided search (as many runs), side by side.
+        #[arg(long)]
+        guided: bool,
         /// Only these bugs (repeatable).
         #[arg(long = "bug")]
         bugs: Vec<String>,

@@ -82,11 +82,12 @@ where
         } => shrink::main(r, &report, out, max_runs, json),
         Cmd::Mutants {
             max_seeds,
+            guided,
             bugs,
             jobs,
             report_dir,
             json,
-        } => mutants::main(r, max_seeds, &bugs, jobs, &report_dir, json),
+        } => mutants::main(r, max_seeds, guided, &bugs, jobs, &report_dir, json),
         Cmd::Check(args) => return check::main(&args),
         Cmd::Bench { seeds, scenario, json } => bench::main(r, seeds, &scenario, json),
     };

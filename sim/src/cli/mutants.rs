@@ -7,7 +7,15 @@ use crate::runner::mutants::{mutants, targets, Hunt};
 use crate::runner::pool;
 use std::path::Path;
 
-pub fn main(reg: &Registry, max_seeds: u64, only: &[String], jobs: Option<usize>, dir: &Path, json: bool) -> Exit {
+pub fn main(
+    reg: &Registry,
+    max_seeds: u64,
+    guided: bool,
+    only: &[String],
+    jobs: Option<usize>,
+    dir: &Path,
+    json: bool,
+) -> Exit {
     if max_seeds == 0 {
         return Exit::Bad("--max-seeds must be at least 1".into());
     }
@@ -15,7 +23,7 @@ pub fn main(reg: &Registry, max_seeds: u64, only: &[String], jobs: Option<usize>
         Ok(t) => t,
         Err(e) => return Exit::Bad(e),
     };
-    let s = mutants(reg, chosen, max_seeds, pool::jobs(jobs), dir, |h: &Hunt| {
+    let s = mutants(reg, chosen, max_seeds, pool::jobs(jobs), guided, dir, |h: &Hunt| {
         if !json {
             eprintln!(
                 "  {} : {}",
@@ -42,8 +50,14 @@ pub fn main(reg: &Registry, max_seeds: u64, only: &[String], jobs: Option<usize>
         let wb = s.hunts.iter().map(|h| h.target.bug.len()).max().unwrap_or(0).max(26);
         let wi = s.hunts.iter().map(|h| h.target.invariants.join("|").len()).max().unwrap_or(0).max(18);
         println!(
-            "{:<wb$} {:<6} {:<wi$} {:<21} {:>6} {:>9}",
-            "bug", "source", "expected invariant", "found by", "seeds", "wall"
+            "{:<wb$} {:<6} {:<wi$} {:<21} {:>6} {:>9}{}",
+            "bug",
+            "source",
+            "expected invariant",
+            "found by",
+            "seeds",
+            "wall",
+            if guided { "  guided: found by, runs, wall" } else { "" }
         );
         for h in &s.hunts {
             let found = h
@@ -51,8 +65,16 @@ pub fn main(reg: &Registry, max_seeds: u64, only: &[String], jobs: Option<usize>
                 .clone()
                 .or_else(|| h.error.clone().map(|e| format!("error: {e}")))
                 .unwrap_or_else(|| "NOT FOUND".into());
+            let g = h.guided.as_ref().map_or(String::new(), |g| {
+                format!(
+                    "  {:<21} {:>6} {:>7.1} s",
+                    g.found_by.as_deref().unwrap_or("NOT FOUND"),
+                    g.runs,
+                    g.wall_ms as f64 / 1e3
+                )
+            });
             println!(
-                "{:<wb$} {:<6} {:<wi$} {:<21} {:>6} {:>7.1} s",
+                "{:<wb$} {:<6} {:<wi$} {:<21} {:>6} {:>7.1} s{g}",
                 h.target.bug,
                 h.target.source,
                 h.target.invariants.join("|"),

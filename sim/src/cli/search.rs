@@ -26,6 +26,7 @@ pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
         report_dir: Some(a.report_dir.clone()),
         compare: a.compare,
         stop_at_first: a.stop,
+        passed_over: Vec::new(),
     };
     let quiet = a.json;
     let mut last = std::time::Instant::now();
@@ -85,8 +86,9 @@ pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
 
 fn line(name: &str, side: &Side) {
     println!(
-        "  {name}: {} runs, {} features ({} abstract states, {} transitions), {} violations ({} unexpected), first: {}",
+        "  {name}: {} runs ({:.1} s of runs), {} features ({} abstract states, {} transitions), {} violations ({} unexpected), first: {}",
         side.runs,
+        side.run_seconds,
         side.features,
         side.states,
         side.transitions,

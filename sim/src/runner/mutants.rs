@@ -41,6 +41,17 @@ pub struct Hunt {
     pub wall_ms: u64,
     pub report: Option<PathBuf>,
     pub error: Option<String>,
+    /// The same hunt by coverage-guided search, if asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guided: Option<GuidedHunt>,
+}
+
+/// A hunt by coverage-guided search: runs until the first find.
+#[derive(Debug, Serialize)]
+pub struct GuidedHunt {
+    pub found_by: Option<String>,
+    pub runs: u64,
+    pub wall_ms: u64,
 }
 
 impl Hunt {
@@ -110,7 +121,8 @@ pub fn targets(registry: &Registry, only: &[String]) -> Result<Vec<Target>, Stri
         .collect()
 }
 
-/// Hunts every target over at most `max_seeds` seeds, `jobs` at a time,
+/// Hunts every target over at most `max_seeds` seeds, `jobs` at a time
+/// (and, with `guided`, by a search campaign of as many runs beside it),
 /// then runs the controls over as many seeds as their bugs needed.
 /// `on_hunt` sees each hunt as it ends.
 pub fn mutants(
@@ -118,6 +130,7 @@ pub fn mutants(
     targets: Vec<Target>,
     max_seeds: u64,
     jobs: usize,
+    guided: bool,
     dir: &Path,
     mut on_hunt: impl FnMut(&Hunt),
 ) -> MutantsSummary {
@@ -127,7 +140,13 @@ pub fn mutants(
         targets.into_iter(),
         jobs,
         None,
-        |t| hunt(registry, t, max_seeds, dir),
+        |t| {
+            let mut h = hunt(registry, t, max_seeds, dir);
+            if guided && h.error.is_none() {
+                h.guided = Some(hunt_guided(registry, &h.target, max_seeds));
+            }
+            h
+        },
         |h| {
             on_hunt(&h);
             hunts.push(h);
@@ -171,10 +190,7 @@ pub fn mutants(
 
 fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path) -> Hunt {
     let start = Instant::now();
-    let bugs: Vec<String> = match target.source {
-        "switch" => vec![target.bug.clone()],
-        _ => Vec::new(),
-    };
+    let bugs = bugs_of(&target);
     let mut h = Hunt {
         target,
         found_by: None,
@@ -183,6 +199,7 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path) -> Hunt
         wall_ms: 0,
         report: None,
         error: None,
+        guided: None,
     };
     let scenario = match registry.load(&h.target.scenario) {
         Ok(s) => s,
@@ -191,8 +208,6 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path) -> Hunt
             return h;
         }
     };
-    // What the scenario itself declares (a documented limit, or the other
-    // real bugs of the same release) is not this bug showing: keep looking.
     let declared = registry.expected_causes(&scenario);
     for seed in 0..max_seeds {
         h.seeds = seed + 1;
@@ -207,7 +222,7 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path) -> Hunt
             continue;
         }
         let cause = outcome::cause(&out).unwrap_or_else(|| "error".into());
-        if !h.target.invariants.contains(&cause) && declared.contains(&cause) {
+        if passed_over(&h.target, &declared).contains(&cause) {
             h.passed_over += 1;
             continue;
         }
@@ -224,4 +239,39 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path) -> Hunt
     }
     h.wall_ms = start.elapsed().as_millis() as u64;
     h
+}
+
+/// What the scenario itself declares (a documented limit, or the other real
+/// bugs of the same release) is not this bug showing: a hunt keeps looking.
+fn passed_over(target: &Target, declared: &[String]) -> Vec<String> {
+    declared.iter().filter(|c| !target.invariants.contains(c)).cloned().collect()
+}
+
+fn bugs_of(target: &Target) -> Vec<String> {
+    match target.source {
+        "switch" => vec![target.bug.clone()],
+        _ => Vec::new(),
+    }
+}
+
+/// The hunt by guided search, on one thread like the plain one.
+fn hunt_guided(registry: &Registry, target: &Target, max_runs: u64) -> GuidedHunt {
+    let start = Instant::now();
+    let declared = registry.load(&target.scenario).map(|s| registry.expected_causes(&s)).unwrap_or_default();
+    let mut opts = crate::search::SearchOptions::new(&target.scenario, max_runs);
+    opts.bugs = bugs_of(target);
+    opts.stop_at_first = true;
+    opts.passed_over = passed_over(target, &declared);
+    let (found_by, runs) = match crate::search::search(registry, &opts, |_| {}) {
+        Ok(s) => match s.guided.first_violation {
+            Some((run, cause)) => (Some(cause), run),
+            None => (None, s.guided.runs),
+        },
+        Err(e) => (Some(format!("error: {e}")), 0),
+    };
+    GuidedHunt {
+        found_by,
+        runs,
+        wall_ms: start.elapsed().as_millis() as u64,
+    }
 }

@@ -16,11 +16,11 @@
 use crate::event::{Event, EventKind, ModelEvent, Role};
 use crate::hash::StableHasher;
 use crate::nemesis::Action;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
-/// The features of one run.
-pub type Features = BTreeSet<u64>;
+/// The features of one run, each with the time (ns) it was first reached.
+pub type Features = BTreeMap<u64, u64>;
 
 /// Feature kinds, as the top byte of a feature.
 pub const STATE: u8 = 7;
@@ -105,10 +105,10 @@ pub fn features(trace: &[Event]) -> Features {
                         changed = true;
                     }
                     ModelEvent::Custom(c) => {
-                        out.insert(h(1, (c.name(), nodes[n].role)));
+                        add(&mut out, e.t_ns, h(1, (c.name(), nodes[n].role)));
                     }
                     other => {
-                        out.insert(h(1, (generic_tag(other), nodes[n].role)));
+                        add(&mut out, e.t_ns, h(1, (generic_tag(other), nodes[n].role)));
                     }
                 }
             }
@@ -118,13 +118,13 @@ pub fn features(trace: &[Event]) -> Features {
                     nodes.resize(from + 1, Node::default());
                 }
                 let (a, b) = (nodes[*from], nodes[to]);
-                out.insert(h(2, (msg, a.role, b.role, a.term.cmp(&b.term))));
+                add(&mut out, e.t_ns, h(2, (msg, a.role, b.role, a.term.cmp(&b.term))));
                 if let Some(prev) = last_kind.insert(to, msg.clone()) {
-                    out.insert(h(3, (prev, msg)));
+                    add(&mut out, e.t_ns, h(3, (prev, msg)));
                 }
             }
             EventKind::Drop { msg, cause, .. } => {
-                out.insert(h(4, (msg, cause)));
+                add(&mut out, e.t_ns, h(4, (msg, cause)));
             }
             EventKind::Invoke { op_id, op, .. } => {
                 ops.insert(*op_id, op_kind(op));
@@ -135,23 +135,27 @@ pub fn features(trace: &[Event]) -> Features {
                     EventKind::Fail { .. } => 1,
                     _ => 2,
                 };
-                out.insert(h(5, (ops.remove(op_id).unwrap_or("?"), outcome)));
+                add(&mut out, e.t_ns, h(5, (ops.remove(op_id).unwrap_or("?"), outcome)));
             }
             EventKind::Reached { goal } => {
-                out.insert(h(6, goal));
+                add(&mut out, e.t_ns, h(6, goal));
             }
             _ => {}
         }
         if changed {
             let next = abstract_state(&nodes);
             if next != state {
-                out.insert(h(STATE, next));
-                out.insert(h(TRANSITION, (state, next)));
+                add(&mut out, e.t_ns, h(STATE, next));
+                add(&mut out, e.t_ns, h(TRANSITION, (state, next)));
                 state = next;
             }
         }
     }
     out
+}
+
+fn add(out: &mut Features, t_ns: u64, f: u64) {
+    out.entry(f).or_insert(t_ns);
 }
 
 fn generic_tag(m: &ModelEvent) -> &'static str {
@@ -252,7 +256,7 @@ mod tests {
         two_leaders.push(role(3, 1, 1, Role::Leader));
         let f = features(&base);
         let g = features(&two_leaders);
-        assert!(g.is_superset(&f));
+        assert!(f.keys().all(|k| g.contains_key(k)));
         assert!(g.len() > f.len());
     }
 }

@@ -62,17 +62,21 @@ fn nodes_max(s: &Scenario) -> usize {
 }
 
 /// A new candidate from `parent`: one to three edits; `other` is a second
-/// candidate to splice from.
-pub fn mutate(parent: &Candidate, other: &Candidate, space: &Space, rng: &mut ChaCha8Rng) -> Candidate {
+/// candidate to splice from. With a `focus` (when the parent reached what
+/// made it interesting), edits land mostly after it: the run is the same
+/// up to there, so the search goes on from that situation instead of
+/// starting over.
+pub fn mutate(parent: &Candidate, other: &Candidate, focus: Option<u64>, space: &Space, rng: &mut ChaCha8Rng) -> Candidate {
     let mut c = parent.clone();
     let edits = range(rng, 1, 3);
+    let focus = focus.filter(|_| chance(rng, 0.75));
     for _ in 0..edits {
         match range(rng, 0, 9) {
-            0 | 1 => insert(&mut c, space, rng),
-            2 => delete(&mut c, rng),
-            3 | 4 => shift(&mut c, space, rng),
-            5 => retarget(&mut c, space, rng),
-            6 => duplicate(&mut c, space, rng),
+            0 | 1 => insert(&mut c, focus, space, rng),
+            2 => delete(&mut c, focus, rng),
+            3 | 4 => shift(&mut c, focus, space, rng),
+            5 => retarget(&mut c, focus, space, rng),
+            6 => duplicate(&mut c, focus, space, rng),
             7 => splice(&mut c, other, space, rng),
             8 => c.seed = rng_u64(rng),
             _ => redraw_knob(&mut c, space, rng),
@@ -87,27 +91,43 @@ fn rng_u64(rng: &mut ChaCha8Rng) -> u64 {
     rng.next_u64() >> 1
 }
 
-fn insert(c: &mut Candidate, space: &Space, rng: &mut ChaCha8Rng) {
+/// How far after the focus new faults land: a few election rounds.
+const FOCUS_SPAN_NS: u64 = 1_000 * MS;
+
+/// A time for a new fault: soon after the focus, or anywhere.
+fn when(focus: Option<u64>, space: &Space, rng: &mut ChaCha8Rng) -> u64 {
+    let last = space.safety_ns().saturating_sub(MS);
+    match focus {
+        Some(f) if f < last => range(rng, f, f.saturating_add(FOCUS_SPAN_NS).min(last)),
+        _ => range(rng, 0, last),
+    }
+}
+
+/// An entry to edit: one at or after the focus if there is one, else any.
+fn pick(c: &Candidate, focus: Option<u64>, rng: &mut ChaCha8Rng) -> Option<usize> {
+    let from = focus.map_or(0, |f| c.plan.iter().position(|e| e.at_ns >= f).unwrap_or(0));
+    (!c.plan.is_empty()).then(|| range(rng, from as u64, c.plan.len() as u64 - 1) as usize)
+}
+
+fn insert(c: &mut Candidate, focus: Option<u64>, space: &Space, rng: &mut ChaCha8Rng) {
     if space.pool.is_empty() {
         return;
     }
     let mut e = space.pool[range(rng, 0, space.pool.len() as u64 - 1) as usize].clone();
-    e.at_ns = range(rng, 0, space.safety_ns().saturating_sub(MS));
+    e.at_ns = when(focus, space, rng);
     c.plan.push(e);
 }
 
-fn delete(c: &mut Candidate, rng: &mut ChaCha8Rng) {
-    if !c.plan.is_empty() {
-        let i = range(rng, 0, c.plan.len() as u64 - 1) as usize;
+fn delete(c: &mut Candidate, focus: Option<u64>, rng: &mut ChaCha8Rng) {
+    if let Some(i) = pick(c, focus, rng) {
         c.plan.remove(i);
     }
 }
 
-fn shift(c: &mut Candidate, space: &Space, rng: &mut ChaCha8Rng) {
-    if c.plan.is_empty() {
+fn shift(c: &mut Candidate, focus: Option<u64>, space: &Space, rng: &mut ChaCha8Rng) {
+    let Some(i) = pick(c, focus, rng) else {
         return;
-    }
-    let i = range(rng, 0, c.plan.len() as u64 - 1) as usize;
+    };
     // Mostly small moves (a message round trip), sometimes large ones.
     let span = if chance(rng, 0.7) { 50 * MS } else { 2_000 * MS };
     let d = range(rng, 0, span);
@@ -116,12 +136,11 @@ fn shift(c: &mut Candidate, space: &Space, rng: &mut ChaCha8Rng) {
     *at = (*at).min(space.safety_ns().saturating_sub(MS));
 }
 
-fn retarget(c: &mut Candidate, space: &Space, rng: &mut ChaCha8Rng) {
-    if c.plan.is_empty() {
+fn retarget(c: &mut Candidate, focus: Option<u64>, space: &Space, rng: &mut ChaCha8Rng) {
+    let Some(i) = pick(c, focus, rng) else {
         return;
-    }
+    };
     let n = nodes_max(space.scenario) as u64;
-    let i = range(rng, 0, c.plan.len() as u64 - 1) as usize;
     let (a, b) = (range(rng, 0, n - 1) as usize, range(rng, 0, n - 1) as usize);
     let swap = |x: &mut usize| {
         if *x == a {
@@ -147,12 +166,12 @@ fn retarget(c: &mut Candidate, space: &Space, rng: &mut ChaCha8Rng) {
     }
 }
 
-fn duplicate(c: &mut Candidate, space: &Space, rng: &mut ChaCha8Rng) {
+fn duplicate(c: &mut Candidate, focus: Option<u64>, space: &Space, rng: &mut ChaCha8Rng) {
     if c.plan.is_empty() {
         return;
     }
     let mut e = c.plan[range(rng, 0, c.plan.len() as u64 - 1) as usize].clone();
-    e.at_ns = range(rng, 0, space.safety_ns().saturating_sub(MS));
+    e.at_ns = when(focus, space, rng);
     c.plan.push(e);
 }
 
@@ -233,7 +252,7 @@ mod tests {
         };
         let other = c.clone();
         for _ in 0..500 {
-            c = mutate(&c, &other, &space, &mut rng);
+            c = mutate(&c, &other, Some(500 * MS), &space, &mut rng);
             assert!(c.plan.windows(2).all(|w| w[0].at_ns <= w[1].at_ns));
             for e in &c.plan {
                 assert!(e.at_ns < 2_000 * MS);
@@ -251,8 +270,8 @@ mod tests {
             plan: space.pool[..3].to_vec(),
             knobs: BTreeMap::new(),
         };
-        let a = mutate(&c, &c, &space, &mut stream(3, Stream::Plan));
-        let b = mutate(&c, &c, &space, &mut stream(3, Stream::Plan));
+        let a = mutate(&c, &c, None, &space, &mut stream(3, Stream::Plan));
+        let b = mutate(&c, &c, None, &space, &mut stream(3, Stream::Plan));
         assert_eq!(a, b);
     }
 }
