@@ -38,6 +38,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "snapshot-handover",
         include_str!("../../scenarios/snapshot-handover.json"),
     ),
+    ("snapshot-swarm", include_str!("../../scenarios/snapshot-swarm.json")),
     (
         "snapshot-replay-window",
         include_str!("../../scenarios/snapshot-replay-window.json"),
