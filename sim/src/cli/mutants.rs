@@ -44,7 +44,7 @@ pub fn main(
             .collect();
         println!(
             "{}",
-            serde_json::json!({"max_seeds": max_seeds, "bugs": s.hunts, "correct": c, "median_seeds": median, "unfound": s.unfound()})
+            serde_json::json!({"max_seeds": max_seeds, "bugs": s.hunts, "correct": c, "median_seeds": median, "unfound": s.unfound(), "median_runs_guided": s.runs_to_find_guided().0})
         );
     } else {
         let wb = s.hunts.iter().map(|h| h.target.bug.len()).max().unwrap_or(0).max(26);
@@ -103,6 +103,16 @@ pub fn main(
             median.map_or("-".into(), |m| m.to_string()),
             max.map_or("-".into(), |m| m.to_string())
         );
+        if guided {
+            let (gm, gx) = s.runs_to_find_guided();
+            let found = s.hunts.iter().filter(|h| h.guided.as_ref().is_some_and(|g| g.found_by.is_some())).count();
+            println!(
+                "guided search: {found} of {} bugs found; median runs to find: {}; max: {}",
+                s.hunts.len(),
+                gm.map_or("-".into(), |m| m.to_string()),
+                gx.map_or("-".into(), |m| m.to_string())
+            );
+        }
     }
     if s.ok() {
         Exit::Clean

@@ -85,6 +85,18 @@ impl MutantsSummary {
         s.sort_unstable();
         (s.get(s.len().saturating_sub(1) / 2).copied(), s.last().copied())
     }
+    /// Runs of guided search to first find, median and max, over the bugs it found.
+    pub fn runs_to_find_guided(&self) -> (Option<u64>, Option<u64>) {
+        let mut s: Vec<u64> = self
+            .hunts
+            .iter()
+            .filter_map(|h| h.guided.as_ref())
+            .filter(|g| g.found_by.is_some())
+            .map(|g| g.runs)
+            .collect();
+        s.sort_unstable();
+        (s.get(s.len().saturating_sub(1) / 2).copied(), s.last().copied())
+    }
     pub fn ok(&self) -> bool {
         self.unfound() == 0
             && !self.hunts.iter().any(|h| h.misattributed() || h.error.is_some())
