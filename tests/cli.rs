@@ -310,12 +310,29 @@ fn shrink_keeps_the_violation_with_fewer_faults_and_replays() {
         out.to_str().unwrap(),
         "--max-runs",
         "60",
+        "--json",
     ]);
     assert_eq!(s.status.code(), Some(1), "{}", stderr(&s));
+    let said: serde_json::Value = serde_json::from_slice(&s.stdout).unwrap();
     let after: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(after["verdict"]["invariant"], before["verdict"]["invariant"]);
-    assert!(after["plan"].as_array().unwrap().len() < before["plan"].as_array().unwrap().len());
+    let plan = |v: &serde_json::Value| v["plan"].as_array().unwrap().len() as u64;
+    assert!(plan(&after) < plan(&before));
+    assert_eq!(said["plan"]["before"], plan(&before));
+    assert_eq!(said["plan"]["after"], plan(&after));
+    assert_eq!(said["events"]["before"], before["stats"]["events"]);
+    assert_eq!(said["events"]["after"], after["stats"]["events"]);
+    assert!(said["events"]["after"].as_u64() <= said["events"]["before"].as_u64());
+    assert!(said["chaos"]["after"].as_u64() < said["chaos"]["before"].as_u64(), "{said}");
+    assert!(said["runs"].as_u64().unwrap() <= 61, "the budget, and one run to confirm: {said}");
     assert_eq!(dst(&["replay", out.to_str().unwrap()]).status.code(), Some(0));
+    let line = String::from_utf8_lossy(&dst(&["shrink", p.to_str().unwrap(), "--out", out.to_str().unwrap()]).stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert!(line.starts_with("plan 72 -> "), "{line}");
+    assert!(line.contains(" messages, events 1415 -> "), "{line}");
 }
 
 #[test]
