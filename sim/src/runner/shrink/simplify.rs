@@ -2,6 +2,8 @@
 //! at its simplest value, and fewer clients.
 
 use super::judge::{Case, Judge};
+use crate::machine::NodeId;
+use crate::nemesis::{Action, PlanEntry, Target};
 use crate::scenario::Scenario;
 use crate::vary::{self, Vary};
 use serde_json::Value;
@@ -20,12 +22,16 @@ pub(super) fn config(j: &mut Judge<'_>, knobs: &BTreeMap<String, Vary>) -> Resul
         let mut values = now.varied.clone();
         values.insert(path.clone(), simple);
         // A value the model refuses here is one the scenario can draw only
-        // with other knobs; it is simply not simpler.
-        if let Ok(scenario) = vary::apply(now, &values) {
-            j.try_case(Case {
-                scenario,
-                ..j.best.clone()
-            });
+        // with other knobs; it is simply not simpler. Nor is a cluster too
+        // small for the faults the failure needs.
+        match vary::apply(now, &values) {
+            Ok(scenario) if aims_within(&j.best.plan, scenario.nodes) => {
+                j.try_case(Case {
+                    scenario,
+                    ..j.best.clone()
+                });
+            }
+            _ => {}
         }
     }
     for clients in 1..j.best.scenario.workload.clients {
@@ -37,6 +43,27 @@ pub(super) fn config(j: &mut Judge<'_>, knobs: &BTreeMap<String, Vary>) -> Resul
         }
     }
     Ok(())
+}
+
+/// Whether every node the plan names exists in a cluster of `nodes`.
+fn aims_within(plan: &[PlanEntry], nodes: usize) -> bool {
+    let ok = |n: &NodeId| *n < nodes;
+    plan.iter().all(|e| match &e.action {
+        Action::Crash { node }
+        | Action::Restart { node }
+        | Action::Pause { node, .. }
+        | Action::ClockOffset { node, .. }
+        | Action::ClockDrift { node, .. }
+        | Action::ClockJump { node, .. } => ok(node),
+        Action::Link { from, to, .. } => ok(from) && ok(to),
+        Action::Partition { groups } => groups.iter().flatten().all(ok),
+        Action::PartitionOneWay { from, to } => from.iter().chain(to).all(ok),
+        Action::Isolate {
+            target: Target::Node(node),
+            ..
+        } => ok(node),
+        _ => true,
+    })
 }
 
 /// The low end of a range, the first of a list.
@@ -97,6 +124,21 @@ mod tests {
             simplest(&Vary::OneOf(vec!["lease".into(), "read-index".into()])),
             Value::from("lease")
         );
+    }
+
+    #[test]
+    fn a_plan_aimed_at_a_missing_node_does_not_fit_a_smaller_cluster() {
+        let at = |action| PlanEntry { at_ns: 0, action };
+        let plan = vec![
+            at(Action::Crash { node: 2 }),
+            at(Action::Partition {
+                groups: vec![vec![0], vec![4, 1]],
+            }),
+        ];
+        assert!(aims_within(&plan, 5));
+        assert!(!aims_within(&plan, 3));
+        assert!(aims_within(&plan[..1], 3));
+        assert!(!aims_within(&plan[..1], 2));
     }
 
     #[test]
