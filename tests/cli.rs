@@ -110,7 +110,8 @@ fn a_found_bug_writes_a_report_that_replays_exactly() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let text = std::fs::read_to_string(&p).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(v["schema"], 2);
+    assert_eq!(v["schema"], 3);
+    assert!(v.get("calm").is_none(), "a run keeps no message calm");
     assert_eq!(v["verdict"]["status"], "violation");
     assert_eq!(v["verdict"]["invariant"], "no-double-apply");
     assert!(v["replay"].as_str().unwrap().starts_with("dst replay "));
@@ -163,6 +164,34 @@ fn broken_reports_are_bad_input() {
     assert_bad(&dst(&["replay", edited.to_str().unwrap()]), "does not match its hash");
 
     assert_bad(&dst(&["replay", "/no/such/report.json"]), "cannot read");
+
+    for (calm, needle) in [
+        (serde_json::json!([[9, 3]]), "calm: range [9, 3] is empty"),
+        (serde_json::json!([[1, 10], [10, 20]]), "sorted and apart"),
+        (serde_json::json!([[50, 60], [1, 2]]), "sorted and apart"),
+        (serde_json::json!([[1]]), "invalid report"),
+        (serde_json::json!("all"), "invalid report"),
+    ] {
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["calm"] = calm;
+        let bad = tmp("bad-calm.json");
+        std::fs::write(&bad, v.to_string()).unwrap();
+        assert_bad(&dst(&["replay", bad.to_str().unwrap()]), needle);
+        assert_bad(&dst(&["shrink", bad.to_str().unwrap()]), needle);
+    }
+}
+
+/// A report from before message chaos could be calmed still replays.
+#[test]
+fn a_schema_2_report_without_calm_still_replays() {
+    let p = tmp("schema2.json");
+    let o = dst(&["run", "raft-crash-restart", "--seed", "1", "--report", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    v["schema"] = 2.into();
+    std::fs::write(&p, v.to_string()).unwrap();
+    let r = dst(&["replay", p.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
 }
 
 #[test]
@@ -281,12 +310,29 @@ fn shrink_keeps_the_violation_with_fewer_faults_and_replays() {
         out.to_str().unwrap(),
         "--max-runs",
         "60",
+        "--json",
     ]);
     assert_eq!(s.status.code(), Some(1), "{}", stderr(&s));
+    let said: serde_json::Value = serde_json::from_slice(&s.stdout).unwrap();
     let after: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(after["verdict"]["invariant"], before["verdict"]["invariant"]);
-    assert!(after["plan"].as_array().unwrap().len() < before["plan"].as_array().unwrap().len());
+    let plan = |v: &serde_json::Value| v["plan"].as_array().unwrap().len() as u64;
+    assert!(plan(&after) < plan(&before));
+    assert_eq!(said["plan"]["before"], plan(&before));
+    assert_eq!(said["plan"]["after"], plan(&after));
+    assert_eq!(said["events"]["before"], before["stats"]["events"]);
+    assert_eq!(said["events"]["after"], after["stats"]["events"]);
+    assert!(said["events"]["after"].as_u64() <= said["events"]["before"].as_u64());
+    assert!(said["chaos"]["after"].as_u64() < said["chaos"]["before"].as_u64(), "{said}");
+    assert!(said["runs"].as_u64().unwrap() <= 61, "the budget, and one run to confirm: {said}");
     assert_eq!(dst(&["replay", out.to_str().unwrap()]).status.code(), Some(0));
+    let line = String::from_utf8_lossy(&dst(&["shrink", p.to_str().unwrap(), "--out", out.to_str().unwrap()]).stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert!(line.starts_with("plan 72 -> "), "{line}");
+    assert!(line.contains(" messages, events 1415 -> "), "{line}");
 }
 
 #[test]

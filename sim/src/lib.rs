@@ -7,6 +7,7 @@
 //! ends with a [`world::Verdict`], the plan, coverage, and a [`trace::Trace`]
 //! whose hash is the same wherever the seed is replayed.
 
+pub mod calm;
 pub mod check;
 pub mod cli;
 pub mod clock;
@@ -30,4 +31,4 @@ pub mod world;
 
 pub use machine::{Io, Machine, MsgInfo, NodeId};
 pub use scenario::Scenario;
-pub use world::{run, RunOutcome, RunSpec, Status, Verdict};
+pub use world::{run, Overrides, RunOutcome, RunSpec, Status, Verdict};

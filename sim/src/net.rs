@@ -7,6 +7,7 @@ use crate::machine::NodeId;
 use crate::nemesis::SwarmDraw;
 use crate::rng::{chance, range};
 use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 const MS: u64 = 1_000_000;
@@ -125,37 +126,80 @@ impl Network {
 
     /// Decide the fate of a message sent now from `from` to `to`.
     pub fn route(&self, from: NodeId, to: NodeId, rng: &mut ChaCha8Rng) -> Route {
+        self.route_calm(from, to, rng, false).0
+    }
+
+    /// The fate of a message, and what message chaos drew for it. A `calm`
+    /// message makes the same draws, so the stream stays aligned and every
+    /// later message meets the fate it would have met, but chaos does not
+    /// apply: it arrives once at its base delay, or at the minimum delay
+    /// where chaos drew a loss before any delay was drawn. Cuts and
+    /// degraded links still apply: they are faults of the plan.
+    pub fn route_calm(&self, from: NodeId, to: NodeId, rng: &mut ChaCha8Rng, calm: bool) -> (Route, Chaos) {
+        let mut drawn = Chaos::default();
         if self.is_cut(from, to) {
-            return Route::Lost(DropCause::Partition);
+            return (Route::Lost(DropCause::Partition), drawn);
         }
         let link = self.degraded.get(&(from, to));
         if let Some(l) = link {
             if chance(rng, l.drop_per_million as f64 / 1e6) {
-                return Route::Lost(DropCause::Loss);
+                return (Route::Lost(DropCause::Loss), drawn);
             }
         }
+        let extra = link.map_or(0, |l| l.delay_ms_extra) * MS;
         let chaos = self.chaos;
         if chaos && chance(rng, self.cfg.drop_probability) {
-            return Route::Lost(DropCause::Loss);
+            drawn.dropped = true;
+            let route = if calm {
+                Route::Deliver {
+                    delay_ns: (self.cfg.delay_ms_min * MS + extra).max(1),
+                    duplicate_delay_ns: None,
+                }
+            } else {
+                Route::Lost(DropCause::Loss)
+            };
+            return (route, drawn);
         }
-        let extra = link.map_or(0, |l| l.delay_ms_extra) * MS;
-        let one = |rng: &mut ChaCha8Rng| {
+        let one = |rng: &mut ChaCha8Rng, delayed: &mut bool| {
             let mut d = range(rng, self.cfg.delay_ms_min * MS, self.cfg.delay_ms_max * MS) + extra;
             if chaos && chance(rng, self.cfg.reorder_probability) {
-                d += range(rng, 0, 10 * self.cfg.delay_ms_max * MS);
+                let late = range(rng, 0, 10 * self.cfg.delay_ms_max * MS);
+                *delayed |= late > 0;
+                if !calm {
+                    d += late;
+                }
             }
             d.max(1)
         };
-        let delay_ns = one(rng);
-        let duplicate_delay_ns = if chaos && chance(rng, self.cfg.duplicate_probability) {
-            Some(one(rng))
-        } else {
-            None
-        };
-        Route::Deliver {
+        let delay_ns = one(rng, &mut drawn.delayed);
+        let mut duplicate_delay_ns = None;
+        if chaos && chance(rng, self.cfg.duplicate_probability) {
+            drawn.duplicated = true;
+            // The copy's own lateness is part of the duplicate, not of the message.
+            let copy = one(rng, &mut false);
+            duplicate_delay_ns = (!calm).then_some(copy);
+        }
+        let route = Route::Deliver {
             delay_ns,
             duplicate_delay_ns,
-        }
+        };
+        (route, drawn)
+    }
+}
+
+/// What message chaos drew for one message: partitions, degraded links
+/// and down receivers are faults of the plan, not chaos.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chaos {
+    pub dropped: bool,
+    pub duplicated: bool,
+    /// Held back beyond its base delay, so that later messages may overtake it.
+    pub delayed: bool,
+}
+
+impl Chaos {
+    pub fn any(&self) -> bool {
+        self.dropped || self.duplicated || self.delayed
     }
 }
 
@@ -212,5 +256,60 @@ mod tests {
         }
         assert!((1_700..2_300).contains(&lost), "lost {lost}");
         assert!((600..1_000).contains(&dup), "dup {dup}");
+    }
+
+    #[test]
+    fn a_calm_message_draws_the_same_and_meets_no_chaos() {
+        let cfg = NetConfig {
+            drop_probability: 0.3,
+            duplicate_probability: 0.3,
+            reorder_probability: 0.3,
+            delay_ms_min: 2,
+            delay_ms_max: 6,
+        };
+        let n = Network::new(cfg);
+        let (mut wild, mut calm) = (stream(4, Stream::Net), stream(4, Stream::Net));
+        let mut seen = Chaos::default();
+        for _ in 0..2_000 {
+            let (w, drawn) = n.route_calm(0, 1, &mut wild, false);
+            let (c, same) = n.route_calm(0, 1, &mut calm, true);
+            assert_eq!(drawn, same, "calm or not, the draws agree");
+            seen.dropped |= drawn.dropped;
+            seen.duplicated |= drawn.duplicated;
+            seen.delayed |= drawn.delayed;
+            let Route::Deliver { delay_ns, duplicate_delay_ns } = c else {
+                panic!("a calm message on a clean link is never lost: {c:?}")
+            };
+            assert_eq!(duplicate_delay_ns, None);
+            assert!((2 * MS..=6 * MS).contains(&delay_ns), "{delay_ns}");
+            if !drawn.any() {
+                assert_eq!(w, c, "without chaos, calm changes nothing");
+            }
+            if drawn.dropped {
+                assert_eq!(w, Route::Lost(DropCause::Loss));
+                assert_eq!(delay_ns, 2 * MS, "no delay was drawn: the minimum");
+            }
+        }
+        assert!(seen.dropped && seen.duplicated && seen.delayed, "{seen:?}");
+        use rand::RngCore;
+        assert_eq!(wild.next_u64(), calm.next_u64(), "the stream stays aligned");
+    }
+
+    #[test]
+    fn calm_does_not_lift_faults() {
+        let mut n = Network::new(NetConfig {
+            delay_ms_min: 1,
+            delay_ms_max: 1,
+            ..NetConfig::default()
+        });
+        n.cut(0, 1);
+        n.degrade(0, 2, 1_000_000, 7);
+        let mut rng = stream(2, Stream::Net);
+        assert_eq!(n.route_calm(0, 1, &mut rng, true).0, Route::Lost(DropCause::Partition));
+        assert_eq!(n.route_calm(0, 2, &mut rng, true).0, Route::Lost(DropCause::Loss));
+        n.degrade(0, 2, 0, 7);
+        let (r, drawn) = n.route_calm(0, 2, &mut rng, true);
+        assert_eq!(r, Route::Deliver { delay_ns: 8 * MS, duplicate_delay_ns: None });
+        assert!(!drawn.any(), "a degraded link is a fault, not chaos");
     }
 }

@@ -2,6 +2,7 @@
 //! Written atomically (a temporary file, then a rename), read back with one
 //! clear error line for anything malformed, truncated or from another schema.
 
+use crate::calm::Calm;
 use crate::event::Event;
 use crate::nemesis::{PlanEntry, SwarmDraw};
 use crate::trace::Trace;
@@ -11,8 +12,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// 2: model events outside the generic vocabulary are custom events, hashed
-/// by their JSON text.
-pub const SCHEMA: u32 = 2;
+/// by their JSON text. 3: a report may keep messages calm (`calm`), which
+/// a reader of schema 2 would ignore and so replay a different run.
+pub const SCHEMA: u32 = 3;
+
+/// The oldest schema still read: a schema 2 report keeps no message calm.
+pub const SCHEMA_MIN: u32 = 2;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
@@ -36,6 +41,10 @@ pub struct Report {
     pub config: serde_json::Value,
     pub swarm: SwarmDraw,
     pub plan: Vec<PlanEntry>,
+    /// Messages whose chaos is off, as sorted inclusive ranges of ids
+    /// (a shrunk report's); none if absent.
+    #[serde(default, skip_serializing_if = "Calm::is_empty")]
+    pub calm: Calm,
     pub verdict: Verdict,
     /// Whether the verdict is what the scenario and bug switches expect.
     pub expected: bool,
@@ -73,10 +82,10 @@ impl Report {
             }
         })?;
         match v.get("schema").and_then(|s| s.as_u64()) {
-            Some(s) if s == SCHEMA as u64 => {}
+            Some(s) if (SCHEMA_MIN as u64..=SCHEMA as u64).contains(&s) => {}
             Some(s) => {
                 return Err(format!(
-                    "report schema {s} is not supported (this dst reads schema {SCHEMA})"
+                    "report schema {s} is not supported (this dst reads schemas {SCHEMA_MIN} to {SCHEMA})"
                 ))
             }
             None => return Err("not a dst report (no schema field)".into()),

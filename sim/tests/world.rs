@@ -70,6 +70,7 @@ fn run_plan(s: &Scenario, plan: Vec<PlanEntry>) -> sim::RunOutcome {
         scenario: s,
         seed: 3,
         plan: Some(plan),
+        calm: Default::default(),
         checkers: vec![],
     };
     sim::run(spec, |_| Pinger {
@@ -86,6 +87,7 @@ fn a_panic_in_a_model_becomes_an_error_verdict_with_its_event() {
             scenario: &s,
             seed: 1,
             plan: None,
+            calm: Default::default(),
             checkers: vec![],
         },
         |id| Pinger {
@@ -110,6 +112,7 @@ fn an_exhausted_event_budget_ends_the_run_as_an_error() {
             scenario: &s,
             seed: 1,
             plan: None,
+            calm: Default::default(),
             checkers: vec![],
         },
         |_| Pinger {
@@ -273,6 +276,7 @@ fn echo_run(workload: &str, seed: u64) -> sim::RunOutcome {
             scenario: &s,
             seed,
             plan: None,
+            calm: Default::default(),
             checkers: vec![],
         },
         |_| Echo,

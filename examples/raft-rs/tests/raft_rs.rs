@@ -146,6 +146,7 @@ fn the_v043_finding_replays_and_shrinks() {
     let again = r.run(&s, report.seed, &[], Some(report.plan.clone())).unwrap();
     assert_eq!(again.trace.hash_hex(), report.trace_hash);
     let shrunk = sim::runner::shrink::shrink(&r, &path, None, 100).unwrap();
-    assert!(shrunk.to < shrunk.from / 4, "{} -> {}", shrunk.from, shrunk.to);
+    assert!(shrunk.plan_to < shrunk.plan_from / 4, "{} -> {}", shrunk.plan_from, shrunk.plan_to);
+    assert!(shrunk.events_to <= shrunk.events_from);
     assert_eq!(shrunk.verdict.invariant.as_deref(), Some("state-machine-safety"));
 }

@@ -47,7 +47,7 @@ pub enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Remove fault-plan entries while the report's violation still happens.
+    /// A smaller counterexample that fails the same way: fewer faults, calmer messages, a shorter run.
     Shrink {
         report: PathBuf,
         /// Where to write the shrunk report (default: REPORT.shrunk.json).

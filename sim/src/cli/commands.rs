@@ -3,8 +3,9 @@
 use super::Exit;
 use crate::registry::Registry;
 use crate::report::Report;
-use crate::runner::{self, load_report, run_seed, Class};
+use crate::runner::{self, load_report, run_seed, run_seed_with, Class};
 use crate::scenario::Scenario;
+use crate::world::Overrides;
 use std::path::{Path, PathBuf};
 
 pub fn list(reg: &Registry, json: bool) -> Exit {
@@ -146,7 +147,7 @@ pub fn replay(reg: &Registry, path: &Path, json: bool) -> Exit {
         Ok(x) => x,
         Err(e) => return Exit::Bad(e),
     };
-    let (out, _) = match run_seed(reg, &scenario, r.seed, &r.bugs, Some(r.plan.clone())) {
+    let (out, _) = match run_seed_with(reg, &scenario, r.seed, &r.bugs, Overrides::of_report(&r)) {
         Ok(x) => x,
         Err(e) => return Exit::Bad(e),
     };

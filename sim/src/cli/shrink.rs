@@ -1,8 +1,12 @@
-//! `dst shrink REPORT`: the runner's plan shrinking, printed.
+//! `dst shrink REPORT`: the runner's shrinking, printed.
 
 use super::Exit;
+use crate::net::Chaos;
 use crate::registry::Registry;
 use std::path::{Path, PathBuf};
+
+/// Messages with chaos left that a line lists by id.
+const SHOWN_MAX: usize = 8;
 
 pub fn main(reg: &Registry, path: &Path, out: Option<PathBuf>, max_runs: u64, json: bool) -> Exit {
     let s = match crate::runner::shrink::shrink(reg, path, out, max_runs) {
@@ -10,17 +14,66 @@ pub fn main(reg: &Registry, path: &Path, out: Option<PathBuf>, max_runs: u64, js
         Err(e) => return Exit::Bad(e),
     };
     if json {
+        let left: Vec<_> = s
+            .chaos_left
+            .iter()
+            .map(|(id, c)| serde_json::json!({"id": id, "chaos": what(c)}))
+            .collect();
         println!(
             "{}",
-            serde_json::json!({"from": s.from, "to": s.to, "runs": s.runs,
+            serde_json::json!({
+                "plan": {"before": s.plan_from, "after": s.plan_to},
+                "chaos": {"before": s.chaos_from, "after": s.chaos_to, "left": left},
+                "events": {"before": s.events_from, "after": s.events_to},
+                "changed": s.changed, "runs": s.runs, "wall_ms": s.wall_ms,
                 "verdict": s.verdict, "report": s.report})
         );
     } else {
         println!(
-            "shrunk the plan from {} to {} entries in {} runs: {}",
-            s.from, s.to, s.runs, s.described
+            "plan {} -> {} entries, chaos {} -> {} messages, events {} -> {}, {} runs, {:.1} s",
+            s.plan_from,
+            s.plan_to,
+            s.chaos_from,
+            s.chaos_to,
+            s.events_from,
+            s.events_to,
+            s.runs,
+            s.wall_ms as f64 / 1e3
         );
-        println!("report: {}  (replay: dst replay {})", s.report.display(), s.report.display());
+        if !s.changed.is_empty() {
+            println!("changed: {}", s.changed.join(", "));
+        }
+        if !s.chaos_left.is_empty() {
+            let mut left: Vec<String> = s
+                .chaos_left
+                .iter()
+                .take(SHOWN_MAX)
+                .map(|(id, c)| format!("message {id} {}", what(c)))
+                .collect();
+            if s.chaos_left.len() > SHOWN_MAX {
+                left.push(format!("{} more (--json lists them)", s.chaos_left.len() - SHOWN_MAX));
+            }
+            println!("chaos left: {}", left.join(", "));
+        }
+        println!("{}", s.described);
+        println!(
+            "report: {}  (replay: dst replay {})",
+            s.report.display(),
+            s.report.display()
+        );
     }
     Exit::Found
+}
+
+/// What chaos did to one message, in words.
+fn what(c: &Chaos) -> String {
+    let parts: Vec<&str> = [
+        (c.dropped, "dropped"),
+        (c.duplicated, "duplicated"),
+        (c.delayed, "delayed"),
+    ]
+    .iter()
+    .filter_map(|(on, word)| on.then_some(*word))
+    .collect();
+    parts.join("+")
 }

@@ -51,7 +51,7 @@ use model::Runner;
 use crate::check::{self, Invariant};
 use crate::nemesis::PlanEntry;
 use crate::scenario::{Expect, Scenario};
-use crate::world::{RunOutcome, RunSpec};
+use crate::world::{Overrides, RunOutcome, RunSpec};
 
 /// Every model and built-in scenario one `dst` binary knows.
 #[derive(Default)]
@@ -315,12 +315,18 @@ impl Registry {
         bugs: &[String],
         plan: Option<Vec<PlanEntry>>,
     ) -> Result<RunOutcome, String> {
+        self.run_with(scenario, seed, bugs, Overrides { plan, ..Overrides::default() })
+    }
+
+    /// [`Registry::run`] with what `fixed` pins instead of drawing it.
+    pub fn run_with(&self, scenario: &Scenario, seed: u64, bugs: &[String], fixed: Overrides) -> Result<RunOutcome, String> {
         let scenario = &scenario.drawn(seed)?;
         let runner = self.prepare(scenario, bugs)?;
         let spec = RunSpec {
             scenario,
             seed,
-            plan,
+            plan: fixed.plan,
+            calm: fixed.calm,
             checkers: self.checkers(scenario)?,
         };
         Ok(runner(spec))

@@ -26,7 +26,7 @@ pub use outcome::{cause, cause_of, classify, describe, report, report_path, Clas
 use crate::nemesis::PlanEntry;
 use crate::registry::Registry;
 use crate::scenario::Scenario;
-use crate::world::RunOutcome;
+use crate::world::{Overrides, RunOutcome};
 
 /// Runs one seed and times it. A panic in the harness itself (not in a
 /// model: that is a finding inside the outcome) becomes an error line.
@@ -37,8 +37,20 @@ pub fn run_seed(
     bugs: &[String],
     plan: Option<Vec<PlanEntry>>,
 ) -> Result<(RunOutcome, u64), String> {
+    run_seed_with(registry, scenario, seed, bugs, Overrides { plan, ..Overrides::default() })
+}
+
+/// [`run_seed`] with what `fixed` pins instead of drawing it (a report's
+/// plan and calm messages).
+pub fn run_seed_with(
+    registry: &Registry,
+    scenario: &Scenario,
+    seed: u64,
+    bugs: &[String],
+    fixed: Overrides,
+) -> Result<(RunOutcome, u64), String> {
     let start = std::time::Instant::now();
-    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| registry.run(scenario, seed, bugs, plan)))
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| registry.run_with(scenario, seed, bugs, fixed)))
         .map_err(|p| {
             format!(
                 "harness panicked on {} seed {seed}: {}",

@@ -80,6 +80,7 @@ pub fn report(
         config: serde_json::to_value(&out.scenario).expect("scenario serializes"),
         swarm: out.draw.clone(),
         plan: out.plan.clone(),
+        calm: out.calm.clone(),
         verdict: out.verdict.clone(),
         expected: class != Class::Unexpected,
         coverage: out.coverage.clone(),

@@ -1,6 +1,6 @@
 //! Messages between nodes: the network routes each send (it may lose or
-//! duplicate it), and a delivery still fails if a partition came up in
-//! flight or the receiver is down.
+//! duplicate it, unless the run keeps that message calm), and a delivery
+//! still fails if a partition came up in flight or the receiver is down.
 
 use super::{node::Input, Ev, World};
 use crate::event::{DropCause, EventKind};
@@ -20,7 +20,12 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 msg: kind.into(),
             },
         );
-        match self.net.route(from, to, &mut self.net_rng) {
+        let calm = self.calm.contains(id);
+        let (route, drawn) = self.net.route_calm(from, to, &mut self.net_rng, calm);
+        if drawn.any() && !calm {
+            self.chaos.push((id, drawn));
+        }
+        match route {
             Route::Lost(cause) => self.record(
                 Some(from),
                 EventKind::Drop {

@@ -14,13 +14,14 @@ mod panic;
 mod verdict;
 
 pub use panic::{install_panic_hook, panic_text};
-pub use verdict::{RunOutcome, RunSpec, Status, Verdict};
+pub use verdict::{Overrides, RunOutcome, RunSpec, Status, Verdict};
 
+use crate::calm::Calm;
 use crate::check::Invariant;
 use crate::event::EventKind;
 use crate::machine::{Machine, NodeId, SyncTicket, TimerId};
 use crate::nemesis::{PlanEntry, SwarmDraw};
-use crate::net::{NetConfig, Network};
+use crate::net::{Chaos, NetConfig, Network};
 use crate::rng::{chance, range, stream, Stream};
 use crate::scenario::Scenario;
 use crate::trace::Trace;
@@ -106,6 +107,9 @@ struct World<'a, M: Machine, F: Fn(NodeId) -> M> {
     next_op: u64,
     next_req: u64,
     next_msg: u64,
+    /// Messages whose chaos is off, and those chaos touched (not calm ones).
+    calm: Calm,
+    chaos: Vec<(u64, Chaos)>,
     trace: Trace,
     checkers: Vec<Box<dyn Invariant>>,
     verdict: Option<Verdict>,
@@ -167,6 +171,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             next_op: 0,
             next_req: 0,
             next_msg: 0,
+            calm: spec.calm,
+            chaos: Vec::new(),
             trace: Trace::default(),
             checkers: spec.checkers,
             verdict: None,
@@ -188,9 +194,11 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             verdict: self.verdict.unwrap_or_else(Verdict::pass),
             draw: self.draw,
             plan: self.plan,
+            calm: self.calm,
             coverage: self.coverage,
             counters,
             messages: self.next_msg,
+            chaos: self.chaos,
             sim_ns: self.now,
             trace: self.trace,
         }

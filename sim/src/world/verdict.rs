@@ -1,7 +1,9 @@
 //! What a run is asked to do and what it hands back.
 
+use crate::calm::Calm;
 use crate::check::{Invariant, Violation};
 use crate::nemesis::{PlanEntry, SwarmDraw};
+use crate::net::Chaos;
 use crate::scenario::Scenario;
 use crate::trace::Trace;
 use serde::{Deserialize, Serialize};
@@ -60,7 +62,27 @@ pub struct RunSpec<'a> {
     pub seed: u64,
     /// Replay this plan instead of drawing one (an edited or shrunk plan).
     pub plan: Option<Vec<PlanEntry>>,
+    /// Messages whose chaos is switched off (a shrunk report's).
+    pub calm: Calm,
     pub checkers: Vec<Box<dyn Invariant>>,
+}
+
+/// What a run replays instead of drawing it from the seed: an edited or
+/// shrunk plan, and messages kept calm.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Overrides {
+    pub plan: Option<Vec<PlanEntry>>,
+    pub calm: Calm,
+}
+
+impl Overrides {
+    /// Everything a report fixes beyond its seed and scenario.
+    pub fn of_report(r: &crate::report::Report) -> Overrides {
+        Overrides {
+            plan: Some(r.plan.clone()),
+            calm: r.calm.clone(),
+        }
+    }
 }
 
 /// What one run produced.
@@ -71,9 +93,14 @@ pub struct RunOutcome {
     pub verdict: Verdict,
     pub draw: SwarmDraw,
     pub plan: Vec<PlanEntry>,
+    /// The messages the run kept calm.
+    pub calm: Calm,
     pub trace: Trace,
     pub coverage: BTreeSet<String>,
     pub counters: BTreeMap<String, u64>,
     pub messages: u64,
+    /// The messages chaos dropped, duplicated or held back, by id in
+    /// order; calm messages are not among them.
+    pub chaos: Vec<(u64, Chaos)>,
     pub sim_ns: u64,
 }

@@ -1,0 +1,109 @@
+//! Shrinking: a failing report made into a smaller counterexample that
+//! fails the same way (the same invariant broken, or the same model
+//! panicking). In order: fewer fault-plan entries, message chaos calmed on
+//! every message the failure does not need, a run cut off just after the
+//! violation, and the drawn configuration at its simplest. A change is kept
+//! only if the run still fails with the same cause in no more trace events
+//! than the best so far: taking faults away can let a run go on for much
+//! longer, and a longer trace is not a smaller counterexample.
+//!
+//! Every candidate is a run of the report's seed, so shrinking the same
+//! report twice gives the same result; the number of runs is bounded.
+
+mod judge;
+mod minimize;
+mod simplify;
+
+pub use minimize::minimize;
+
+use super::{load_report, outcome};
+use crate::net::Chaos;
+use crate::registry::Registry;
+use crate::world::Verdict;
+use judge::{Case, Judge};
+use std::path::{Path, PathBuf};
+
+/// Passes of all the steps, repeated while one makes the counterexample smaller.
+const PASSES_MAX: usize = 3;
+
+/// What shrinking a report did: each measure before and after.
+pub struct Shrunk {
+    pub plan_from: usize,
+    pub plan_to: usize,
+    /// Messages chaos dropped, duplicated or held back.
+    pub chaos_from: usize,
+    pub chaos_to: usize,
+    pub events_from: u64,
+    pub events_to: u64,
+    /// What is left of the chaos, by message id.
+    pub chaos_left: Vec<(u64, Chaos)>,
+    /// Scenario settings changed, as "path before -> after".
+    pub changed: Vec<String>,
+    pub runs: u64,
+    pub wall_ms: u64,
+    /// The verdict of the shrunk run (the same cause as the report's).
+    pub verdict: Verdict,
+    pub described: String,
+    /// Where the shrunk report was written.
+    pub report: PathBuf,
+}
+
+/// Shrinks the report at `path` within `max_runs` runs and writes the
+/// result to `out` (default: `REPORT.shrunk.json`). The error is one line
+/// about the input.
+pub fn shrink(registry: &Registry, path: &Path, out: Option<PathBuf>, max_runs: u64) -> Result<Shrunk, String> {
+    let started = std::time::Instant::now();
+    let (r, scenario) = load_report(registry, path)?;
+    let Some(target) = outcome::cause_of(&r.verdict, &r.trace) else {
+        return Err(format!(
+            "{}: only a report with a violation or a model panic can be shrunk",
+            path.display()
+        ));
+    };
+    let start = Case {
+        scenario,
+        plan: r.plan.clone(),
+        calm: r.calm.clone(),
+    };
+    let mut j = Judge::start(registry, r.seed, &r.bugs, target, start, max_runs)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let original = j.best.clone();
+    let (chaos_from, events_from) = (j.best_out.chaos.len(), j.best_out.trace.len() as u64);
+    // The knobs as the scenario declares them: a report holds only the drawn values.
+    let knobs = registry
+        .scenarios()
+        .iter()
+        .find(|s| s.name == r.scenario)
+        .map(|s| s.vary.clone())
+        .unwrap_or_default();
+    for pass in 0..PASSES_MAX {
+        let size = j.size();
+        j.plan(pass == 0)?;
+        j.chaos()?;
+        j.length()?;
+        simplify::config(&mut j, &knobs)?;
+        if j.size() == size || j.exhausted() {
+            break;
+        }
+    }
+    let (o, wall_ms) = j.confirm()?;
+    let dest = out.unwrap_or_else(|| path.with_extension("shrunk.json"));
+    let class = registry.classify(&o, &j.best.scenario, &r.bugs);
+    let report = outcome::report(&o, class, &j.best.scenario, r.seed, &r.bugs, wall_ms, &dest);
+    report.write(&dest)?;
+    Ok(Shrunk {
+        plan_from: r.plan.len(),
+        plan_to: report.plan.len(),
+        chaos_from,
+        chaos_to: o.chaos.len(),
+        events_from,
+        events_to: o.trace.len() as u64,
+        chaos_left: o.chaos.clone(),
+        changed: simplify::changes(&original.scenario, &j.best.scenario),
+        runs: j.runs,
+        wall_ms: started.elapsed().as_millis() as u64,
+        verdict: o.verdict.clone(),
+        described: outcome::describe(&o),
+        report: dest,
+    })
+}
