@@ -66,6 +66,9 @@ pub enum Cmd {
         /// Hunt each bug also by coverage-guided search (as many runs), side by side.
         #[arg(long)]
         guided: bool,
+        /// Shrink each find (within this many runs) and show its trace length before and after.
+        #[arg(long, value_name = "RUNS", num_args = 0..=1, default_missing_value = "400")]
+        shrink: Option<u64>,
         /// Only these bugs (repeatable).
         #[arg(long = "bug")]
         bugs: Vec<String>,

@@ -83,11 +83,18 @@ where
         Cmd::Mutants {
             max_seeds,
             guided,
+            shrink,
             bugs,
             jobs,
             report_dir,
             json,
-        } => mutants::main(r, max_seeds, guided, &bugs, jobs, &report_dir, json),
+        } => {
+            let how = crate::runner::mutants::HuntOptions {
+                guided,
+                shrink_runs: shrink.unwrap_or(0),
+            };
+            mutants::main(r, max_seeds, how, &bugs, jobs, &report_dir, json)
+        }
         Cmd::Check(args) => return check::main(&args),
         Cmd::Bench { seeds, scenario, json } => bench::main(r, seeds, &scenario, json),
     };

@@ -3,14 +3,14 @@
 
 use super::Exit;
 use crate::registry::Registry;
-use crate::runner::mutants::{mutants, targets, Hunt};
+use crate::runner::mutants::{mutants, targets, Hunt, HuntOptions};
 use crate::runner::pool;
 use std::path::Path;
 
 pub fn main(
     reg: &Registry,
     max_seeds: u64,
-    guided: bool,
+    how: HuntOptions,
     only: &[String],
     jobs: Option<usize>,
     dir: &Path,
@@ -23,7 +23,8 @@ pub fn main(
         Ok(t) => t,
         Err(e) => return Exit::Bad(e),
     };
-    let s = mutants(reg, chosen, max_seeds, pool::jobs(jobs), guided, dir, |h: &Hunt| {
+    let guided = how.guided;
+    let s = mutants(reg, chosen, max_seeds, pool::jobs(jobs), how, dir, |h: &Hunt| {
         if !json {
             eprintln!(
                 "  {} : {}",
@@ -59,6 +60,11 @@ pub fn main(
             "wall",
             if guided { "  guided: found by, runs, wall" } else { "" }
         );
+        let shrunk = |h: &Hunt| {
+            h.shrunk.as_ref().map_or(String::new(), |s| {
+                format!("  shrunk: events {} -> {}, plan {} -> {}", s.events_from, s.events_to, s.plan_from, s.plan_to)
+            })
+        };
         for h in &s.hunts {
             let found = h
                 .found_by
@@ -73,8 +79,9 @@ pub fn main(
                     g.wall_ms as f64 / 1e3
                 )
             });
+            let sh = shrunk(h);
             println!(
-                "{:<wb$} {:<6} {:<wi$} {:<21} {:>6} {:>7.1} s{g}",
+                "{:<wb$} {:<6} {:<wi$} {:<21} {:>6} {:>7.1} s{g}{sh}",
                 h.target.bug,
                 h.target.source,
                 h.target.invariants.join("|"),

@@ -44,6 +44,28 @@ pub struct Hunt {
     /// The same hunt by coverage-guided search, if asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guided: Option<GuidedHunt>,
+    /// The find shrunk, if asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shrunk: Option<ShrunkFind>,
+}
+
+/// How far the find shrank.
+#[derive(Debug, Serialize)]
+pub struct ShrunkFind {
+    pub events_from: u64,
+    pub events_to: u64,
+    pub plan_from: usize,
+    pub plan_to: usize,
+    pub runs: u64,
+}
+
+/// What a hunt does besides plain fuzzing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HuntOptions {
+    /// Hunt also by guided search, as many runs.
+    pub guided: bool,
+    /// Shrink the find within this many runs (0: do not).
+    pub shrink_runs: u64,
 }
 
 /// A hunt by coverage-guided search: runs until the first find.
@@ -134,7 +156,8 @@ pub fn targets(registry: &Registry, only: &[String]) -> Result<Vec<Target>, Stri
 }
 
 /// Hunts every target over at most `max_seeds` seeds, `jobs` at a time
-/// (and, with `guided`, by a search campaign of as many runs beside it),
+/// (and, as `how` asks, by a search campaign of as many runs beside it,
+/// and the find shrunk),
 /// then runs the controls over as many seeds as their bugs needed.
 /// `on_hunt` sees each hunt as it ends.
 pub fn mutants(
@@ -142,7 +165,7 @@ pub fn mutants(
     targets: Vec<Target>,
     max_seeds: u64,
     jobs: usize,
-    guided: bool,
+    how: HuntOptions,
     dir: &Path,
     mut on_hunt: impl FnMut(&Hunt),
 ) -> MutantsSummary {
@@ -154,8 +177,19 @@ pub fn mutants(
         None,
         |t| {
             let mut h = hunt(registry, t, max_seeds, dir);
-            if guided && h.error.is_none() {
+            if how.guided && h.error.is_none() {
                 h.guided = Some(hunt_guided(registry, &h.target, max_seeds));
+            }
+            if let (Some(report), true) = (&h.report, how.shrink_runs > 0) {
+                h.shrunk = super::shrink::shrink(registry, report, None, how.shrink_runs)
+                    .ok()
+                    .map(|s| ShrunkFind {
+                        events_from: s.events_from,
+                        events_to: s.events_to,
+                        plan_from: s.plan_from,
+                        plan_to: s.plan_to,
+                        runs: s.runs,
+                    });
             }
             h
         },
@@ -212,6 +246,7 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path) -> Hunt
         report: None,
         error: None,
         guided: None,
+        shrunk: None,
     };
     let scenario = match registry.load(&h.target.scenario) {
         Ok(s) => s,
