@@ -130,7 +130,9 @@ pub struct FaultProfile {
     /// Mix in targeted faults: armed at a drawn time, they fire at a
     /// protocol moment (a leader mid-burst, a write not yet synced, the
     /// nodes holding the newest entry, a node ahead in term, a lease about
-    /// to expire). See [`Trigger`].
+    /// to expire). Each becomes only a fault the profile enables: a crash
+    /// (`crash` or `power_loss`), a pause, or a cut (any partition kind).
+    /// See [`Trigger`].
     pub targeted: bool,
     /// Mean time between plan actions.
     pub interval_ms_mean: u64,
@@ -485,11 +487,18 @@ impl FaultProfile {
                     }
                 }
                 "targeted" => {
-                    let (trigger, ms) = targeted::draw(rng, nodes, &self.spared, end.saturating_sub(t) / MS);
-                    plan.push(PlanEntry {
-                        at_ns: t,
-                        action: Action::Targeted { trigger, ms },
-                    });
+                    let allowed = targeted::Allowed {
+                        crash: self.crash || self.power_loss,
+                        pause: self.pause,
+                        cut: self.partition || self.partition_one_way || self.partition_rolling,
+                    };
+                    let ms = end.saturating_sub(t) / MS;
+                    if let Some((trigger, ms)) = targeted::draw(rng, nodes, &self.spared, ms, allowed) {
+                        plan.push(PlanEntry {
+                            at_ns: t,
+                            action: Action::Targeted { trigger, ms },
+                        });
+                    }
                 }
                 _ => {}
             }

@@ -75,18 +75,44 @@ pub enum BurstFault {
     Isolate,
 }
 
-/// A targeted entry for a cluster of `nodes`, lasting `ms` once it fires.
-/// Spared nodes are never named; the world also refuses to crash or pause
-/// them when a trigger lands on one.
-pub fn draw(rng: &mut ChaCha8Rng, nodes: usize, spared: &[NodeId], ms: u64) -> (Trigger, u64) {
+/// The kinds of fault a targeted entry may become: those its profile enables.
+#[derive(Clone, Copy, Debug)]
+pub struct Allowed {
+    pub crash: bool,
+    pub pause: bool,
+    /// Partitions of any sort.
+    pub cut: bool,
+}
+
+/// A targeted entry for a cluster of `nodes`, lasting `ms` once it fires,
+/// drawn among the triggers whose fault is allowed (none: no entry). Spared
+/// nodes are never named; the world also refuses to crash or pause them
+/// when a trigger lands on one.
+pub fn draw(
+    rng: &mut ChaCha8Rng,
+    nodes: usize,
+    spared: &[NodeId],
+    ms: u64,
+    allowed: Allowed,
+) -> Option<(Trigger, u64)> {
+    let menu: Vec<usize> = [
+        allowed.crash || allowed.cut,
+        allowed.crash,
+        allowed.cut,
+        allowed.crash,
+        allowed.pause,
+    ]
+    .iter()
+    .enumerate()
+    .filter_map(|(k, &ok)| ok.then_some(k))
+    .collect();
+    let pick = *menu.get(range(rng, 0, menu.len().checked_sub(1)? as u64) as usize)?;
     let peers_max = nodes.saturating_sub(2).max(1) as u64;
-    match range(rng, 0, 4) {
+    Some(match pick {
         0 => {
-            let then = if spared.is_empty() && chance(rng, 0.5) {
-                BurstFault::Crash
-            } else {
-                BurstFault::Isolate
-            };
+            // A spared node may lead: then the leader is only cut off.
+            let crash = allowed.crash && (!allowed.cut || (spared.is_empty() && chance(rng, 0.5)));
+            let then = if crash { BurstFault::Crash } else { BurstFault::Isolate };
             let trigger = Trigger::LeaderBurst {
                 sends: range(rng, 1, peers_max) as usize,
                 fresh: chance(rng, 0.5),
@@ -114,7 +140,7 @@ pub fn draw(rng: &mut ChaCha8Rng, nodes: usize, spared: &[NodeId], ms: u64) -> (
             let before_ms = range(rng, 1, 100);
             (Trigger::LeaseExpiring { before_ms }, ms / 2 + before_ms)
         }
-    }
+    })
 }
 
 #[cfg(test)]
@@ -189,11 +215,17 @@ mod tests {
         assert!(err.contains("full-moon"), "{err}");
     }
 
+    const ALL: Allowed = Allowed {
+        crash: true,
+        pause: true,
+        cut: true,
+    };
+
     #[test]
     fn draws_cover_every_trigger_and_name_no_spared_node() {
         let mut seen = std::collections::BTreeSet::new();
         for seed in 0..200 {
-            let (t, ms) = draw(&mut stream(seed, Stream::Plan), 5, &[0, 1], 400);
+            let (t, ms) = draw(&mut stream(seed, Stream::Plan), 5, &[0, 1], 400, ALL).unwrap();
             assert!(ms > 0);
             match &t {
                 Trigger::LeaderBurst { sends, then, .. } => {
@@ -210,5 +242,26 @@ mod tests {
             seen.insert(on);
         }
         assert_eq!(seen.len(), 5);
+    }
+
+    #[test]
+    fn draws_become_only_the_faults_the_profile_allows() {
+        let only = |crash, pause, cut| Allowed { crash, pause, cut };
+        for seed in 0..100 {
+            let mut rng = stream(seed, Stream::Plan);
+            match draw(&mut rng, 5, &[], 400, only(false, false, true)).unwrap().0 {
+                Trigger::LeaderBurst { then, .. } => assert_eq!(then, BurstFault::Isolate),
+                Trigger::NewestHolders { .. } => {}
+                t => panic!("{t:?} stops a node, and only cuts are allowed"),
+            }
+            match draw(&mut rng, 5, &[], 400, only(true, false, false)).unwrap().0 {
+                Trigger::LeaderBurst { then, .. } => assert_eq!(then, BurstFault::Crash),
+                Trigger::Unsynced { .. } | Trigger::TermAhead => {}
+                t => panic!("{t:?} is not a crash"),
+            }
+            let t = draw(&mut rng, 5, &[], 400, only(false, true, false)).unwrap().0;
+            assert!(matches!(t, Trigger::LeaseExpiring { .. }), "{t:?}");
+        }
+        assert!(draw(&mut stream(1, Stream::Plan), 5, &[], 400, only(false, false, false)).is_none());
     }
 }
