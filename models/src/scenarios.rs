@@ -10,6 +10,18 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("raft-snapshot", include_str!("../../scenarios/raft-snapshot.json")),
     ("raft-seven", include_str!("../../scenarios/raft-seven.json")),
     ("raft-swarm", include_str!("../../scenarios/raft-swarm.json")),
+    (
+        "raft-crash-restart-targeted",
+        include_str!("../../scenarios/raft-crash-restart-targeted.json"),
+    ),
+    (
+        "raft-partitions-targeted",
+        include_str!("../../scenarios/raft-partitions-targeted.json"),
+    ),
+    (
+        "raft-clock-skew-targeted",
+        include_str!("../../scenarios/raft-clock-skew-targeted.json"),
+    ),
     ("raft-clock-skew", include_str!("../../scenarios/raft-clock-skew.json")),
     (
         "raft-skew-beyond-bound",

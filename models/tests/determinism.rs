@@ -80,3 +80,24 @@ fn replaying_the_recorded_plan_reproduces_the_run() {
     let b = reg.run(&s, 9, &[], Some(a.plan.clone())).unwrap();
     assert_eq!(a.trace.hash_hex(), b.trace.hash_hex());
 }
+
+#[test]
+fn a_plan_with_targeted_entries_runs_and_replays_to_the_same_trace_hash() {
+    let reg = registry();
+    let s = reg.load("raft-crash-restart-targeted").unwrap();
+    let mut fired = 0;
+    for seed in 0..10 {
+        let a = reg.run(&s, seed, &[], None).unwrap();
+        let b = reg.run(&s, seed, &[], None).unwrap();
+        let c = reg.run(&s, seed, &[], Some(a.plan.clone())).unwrap();
+        assert_eq!(a.trace.hash_hex(), b.trace.hash_hex(), "seed {seed}");
+        assert_eq!(a.trace.hash_hex(), c.trace.hash_hex(), "seed {seed}: the recorded plan replays");
+        fired += a
+            .counters
+            .iter()
+            .filter(|(k, _)| k.starts_with("targeted-fired-"))
+            .map(|(_, v)| v)
+            .sum::<u64>();
+    }
+    assert!(fired > 10, "targeted entries fired {fired} times");
+}

@@ -8,6 +8,9 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+mod targeted;
+pub use targeted::{BurstFault, Trigger};
+
 /// Which node an action hits. `Leader` is resolved when the action fires,
 /// to the node that most recently claimed leadership in the highest term.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -87,6 +90,14 @@ pub enum Action {
         node: NodeId,
         ns: i64,
     },
+    /// Armed at `at_ns`; fires at the first moment after it that `trigger`
+    /// matches, as the concrete fault the trigger names, undone after `ms`.
+    /// Recorded as that fault (and its undo), never as itself.
+    Targeted {
+        #[serde(flatten)]
+        trigger: Trigger,
+        ms: u64,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,6 +127,13 @@ pub struct FaultProfile {
     pub power_loss: bool,
     pub pause: bool,
     pub clock: bool,
+    /// Mix in targeted faults: armed at a drawn time, they fire at a
+    /// protocol moment (a leader mid-burst, a write not yet synced, the
+    /// nodes holding the newest entry, a node ahead in term, a lease about
+    /// to expire). Each becomes only a fault the profile enables: a crash
+    /// (`crash` or `power_loss`), a pause, or a cut (any partition kind).
+    /// See [`Trigger`].
+    pub targeted: bool,
     /// Mean time between plan actions.
     pub interval_ms_mean: u64,
     /// How long a partition, pause or crash lasts before its undo, at most.
@@ -159,6 +177,7 @@ impl Default for FaultProfile {
             power_loss: false,
             pause: true,
             clock: false,
+            targeted: false,
             interval_ms_mean: 500,
             fault_ms_max: 2_000,
             drop_probability_max: 0.05,
@@ -194,7 +213,7 @@ pub struct SwarmDraw {
     pub impair_leader: Option<bool>,
 }
 
-const KINDS: [&str; 8] = [
+const KINDS: [&str; 9] = [
     "partition",
     "partition-one-way",
     "partition-rolling",
@@ -203,6 +222,8 @@ const KINDS: [&str; 8] = [
     "power-loss",
     "pause",
     "clock",
+    // Last, so a profile without it draws exactly what it drew before.
+    "targeted",
 ];
 
 impl FaultProfile {
@@ -216,6 +237,7 @@ impl FaultProfile {
             "power-loss" => self.power_loss,
             "pause" => self.pause,
             "clock" => self.clock,
+            "targeted" => self.targeted,
             _ => false,
         }
     }
@@ -462,6 +484,20 @@ impl FaultProfile {
                     };
                     if leaped != Some(node) {
                         plan.push(PlanEntry { at_ns: t, action });
+                    }
+                }
+                "targeted" => {
+                    let allowed = targeted::Allowed {
+                        crash: self.crash || self.power_loss,
+                        pause: self.pause,
+                        cut: self.partition || self.partition_one_way || self.partition_rolling,
+                    };
+                    let ms = end.saturating_sub(t) / MS;
+                    if let Some((trigger, ms)) = targeted::draw(rng, nodes, &self.spared, ms, allowed) {
+                        plan.push(PlanEntry {
+                            at_ns: t,
+                            action: Action::Targeted { trigger, ms },
+                        });
                     }
                 }
                 _ => {}

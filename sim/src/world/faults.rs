@@ -9,7 +9,7 @@ use crate::rng::range;
 use std::collections::VecDeque;
 
 impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
-    fn resolve(&self, t: Target) -> NodeId {
+    pub(super) fn resolve(&self, t: Target) -> NodeId {
         match t {
             Target::Node(n) => n,
             Target::Leader => self
@@ -93,6 +93,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             Action::PauseLeader { .. } | Action::ClockDriftLeader { .. } | Action::CutLeaderLink { .. } => {
                 unreachable!("resolved to a node above")
             }
+            Action::Targeted { .. } => unreachable!("armed by the event loop, applied only as what it became"),
             Action::ClockOffset { node, ns } => self.nodes[node].clock.set_offset(self.now, ns),
             Action::ClockDrift { node, ppm } => self.nodes[node].clock.set_drift(self.now, ppm),
             Action::ClockJump { node, ns } => self.nodes[node].clock.jump(self.now, ns),
@@ -103,6 +104,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// restart; a minority (the leader, if the swarm drew it) may stay cut off.
     pub(super) fn heal(&mut self) {
         self.healed = true;
+        self.disarm_all();
         self.net.heal();
         self.net.chaos = false;
         let mut impaired = Vec::new();

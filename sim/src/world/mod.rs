@@ -11,6 +11,7 @@ mod faults;
 mod messages;
 mod node;
 mod panic;
+mod targeted;
 mod verdict;
 
 pub use panic::{install_panic_hook, panic_text};
@@ -20,7 +21,7 @@ use crate::calm::Calm;
 use crate::check::Invariant;
 use crate::event::EventKind;
 use crate::machine::{Machine, NodeId, SyncTicket, TimerId};
-use crate::nemesis::{PlanEntry, SwarmDraw};
+use crate::nemesis::{Action, PlanEntry, SwarmDraw};
 use crate::net::{Chaos, NetConfig, Network};
 use crate::rng::{chance, range, stream, Stream};
 use crate::scenario::Scenario;
@@ -74,6 +75,15 @@ enum Ev<Msg> {
     Resume {
         node: NodeId,
     },
+    /// A fault a targeted entry scheduled when it fired: its undo, or the
+    /// rest of an isolation.
+    Later(Action),
+    /// A node's lease may be about to expire (for a targeted entry).
+    Probe {
+        node: NodeId,
+        lease: u32,
+        expires_at_ns: u64,
+    },
 }
 
 impl<Msg> Ev<Msg> {
@@ -115,6 +125,7 @@ struct World<'a, M: Machine, F: Fn(NodeId) -> M> {
     verdict: Option<Verdict>,
     coverage: BTreeSet<String>,
     healed: bool,
+    watch: targeted::Watch,
 }
 
 /// Run one seed of a scenario on a fresh madsim runtime. `factory` builds a
@@ -150,6 +161,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 (0..spells).map(|_| chance(&mut rng, 0.5)).collect()
             }
         };
+        let watch = targeted::Watch::new(&plan, sc.nodes);
         World {
             scenario: sc,
             seed: spec.seed,
@@ -178,6 +190,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             verdict: None,
             coverage: BTreeSet::new(),
             healed: false,
+            watch,
         }
     }
 
@@ -188,6 +201,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 counters.insert(k.to_string(), v);
             }
         }
+        counters.extend(self.watch.counters());
         RunOutcome {
             scenario: self.scenario.clone(),
             seed: self.seed,
@@ -270,10 +284,16 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
 
     fn handle(&mut self, ev: Ev<M::Msg>) {
         match ev {
-            Ev::Plan(i) => {
-                let action = self.plan[i].action.clone();
-                self.apply(action);
-            }
+            Ev::Plan(i) => match self.plan[i].action.clone() {
+                Action::Targeted { .. } => self.arm(i),
+                action => self.apply(action),
+            },
+            Ev::Later(action) => self.apply(action),
+            Ev::Probe {
+                node,
+                lease,
+                expires_at_ns,
+            } => self.probe(node, lease, expires_at_ns),
             Ev::Heal => self.heal(),
             Ev::Resume { node } => self.resume(node),
             Ev::End => {}

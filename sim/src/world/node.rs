@@ -1,6 +1,7 @@
 //! A node's life: boot, crash (losing what its disk had not synced), and
 //! each input as one step of its machine, whose outputs the world carries out.
 
+use super::targeted::Cue;
 use super::{panic_text, Ev, Verdict, World, MS};
 use crate::clock::Clock;
 use crate::disk::Disk;
@@ -24,7 +25,7 @@ pub(super) struct Slot<M: Machine> {
     /// None while the node is down.
     pub(super) machine: Option<M>,
     /// The incarnation: timers and fsyncs of an earlier one are void.
-    inc: u64,
+    pub(super) inc: u64,
     disk: Disk<M::Rec>,
     pub(super) clock: Clock,
     rng: ChaCha8Rng,
@@ -162,8 +163,24 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             self.verdict = Some(Verdict::error(format!("node {node} panicked: {message}"), vec![i]));
             return;
         }
+        let inc = self.nodes[node].inc;
+        if self.watch.on {
+            self.step_begins(node, &out);
+        }
         for o in out {
+            let cue = self.watch.on.then(|| Cue::of(&o));
             self.output(node, o);
+            if let Some(cue) = cue {
+                self.cue(node, cue);
+            }
+            // A targeted fault crashed the node mid-step: what it had yet
+            // to do never happens.
+            if self.nodes[node].inc != inc {
+                return;
+            }
+        }
+        if self.watch.on {
+            self.step_ends(node);
         }
     }
 
