@@ -119,6 +119,7 @@ fn run(nodes: usize, plan: Vec<PlanEntry>) -> sim::RunOutcome {
             scenario: &s,
             seed: 5,
             plan: Some(plan),
+            calm: Default::default(),
             checkers: vec![],
         },
         |_| Replica::default(),
