@@ -72,11 +72,11 @@ pub fn mutate(parent: &Candidate, other: &Candidate, focus: Option<u64>, space: 
     let focus = focus.filter(|_| chance(rng, 0.75));
     for _ in 0..edits {
         match range(rng, 0, 9) {
-            0 | 1 => insert(&mut c, focus, space, rng),
+            0 | 1 => add_copy(&mut c, true, focus, space, rng),
             2 => delete(&mut c, focus, rng),
             3 | 4 => shift(&mut c, focus, space, rng),
             5 => retarget(&mut c, focus, space, rng),
-            6 => duplicate(&mut c, focus, space, rng),
+            6 => add_copy(&mut c, false, focus, space, rng),
             7 => splice(&mut c, other, space, rng),
             8 => c.seed = rng_u64(rng),
             _ => redraw_knob(&mut c, space, rng),
@@ -109,11 +109,14 @@ fn pick(c: &Candidate, focus: Option<u64>, rng: &mut ChaCha8Rng) -> Option<usize
     (!c.plan.is_empty()).then(|| range(rng, from as u64, c.plan.len() as u64 - 1) as usize)
 }
 
-fn insert(c: &mut Candidate, focus: Option<u64>, space: &Space, rng: &mut ChaCha8Rng) {
-    if space.pool.is_empty() {
+/// Adds a copy of one of the scenario's own faults (`from_pool`) or of one
+/// already in the plan, at a new time.
+fn add_copy(c: &mut Candidate, from_pool: bool, focus: Option<u64>, space: &Space, rng: &mut ChaCha8Rng) {
+    let source = if from_pool { &space.pool } else { &c.plan };
+    if source.is_empty() {
         return;
     }
-    let mut e = space.pool[range(rng, 0, space.pool.len() as u64 - 1) as usize].clone();
+    let mut e = source[range(rng, 0, source.len() as u64 - 1) as usize].clone();
     e.at_ns = when(focus, space, rng);
     c.plan.push(e);
 }
@@ -164,15 +167,6 @@ fn retarget(c: &mut Candidate, focus: Option<u64>, space: &Space, rng: &mut ChaC
         } => swap(node),
         _ => {}
     }
-}
-
-fn duplicate(c: &mut Candidate, focus: Option<u64>, space: &Space, rng: &mut ChaCha8Rng) {
-    if c.plan.is_empty() {
-        return;
-    }
-    let mut e = c.plan[range(rng, 0, c.plan.len() as u64 - 1) as usize].clone();
-    e.at_ns = when(focus, space, rng);
-    c.plan.push(e);
 }
 
 /// Takes the other candidate's faults in a random window of time.
