@@ -66,11 +66,23 @@ fn malformed_scenario_file_is_bad_input() {
     assert_bad(&dst(&["run", p.to_str().unwrap()]), "unknown model 'paxos'");
     // Another model's invariant, a goal the model never marks, a config of the wrong shape.
     for (body, needle) in [
-        (r#""invariants":["offset-monotonic"]"#, "unknown invariant 'offset-monotonic' for model raft"),
-        (r#""invariants":[],"coverage":["handover"]"#, "unknown coverage goal 'handover' for model raft"),
-        (r#""invariants":[],"config":{"heartbeat_ms":"fast"}"#, "invalid raft config"),
+        (
+            r#""invariants":["offset-monotonic"]"#,
+            "unknown invariant 'offset-monotonic' for model raft",
+        ),
+        (
+            r#""invariants":[],"coverage":["handover"]"#,
+            "unknown coverage goal 'handover' for model raft",
+        ),
+        (
+            r#""invariants":[],"config":{"heartbeat_ms":"fast"}"#,
+            "invalid raft config",
+        ),
         (r#""invariants":[],"config":[1,2]"#, "invalid raft config"),
-        (r#""invariants":[],"config":{"election_timeout_msmin":1}"#, "unknown field `election_timeout_msmin`"),
+        (
+            r#""invariants":[],"config":{"election_timeout_msmin":1}"#,
+            "unknown field `election_timeout_msmin`",
+        ),
     ] {
         std::fs::write(&p, format!(r#"{{"name":"x","model":"raft","nodes":3,{body}}}"#)).unwrap();
         assert_bad(&dst(&["run", p.to_str().unwrap()]), needle);
@@ -185,7 +197,14 @@ fn broken_reports_are_bad_input() {
 #[test]
 fn a_schema_2_report_without_calm_still_replays() {
     let p = tmp("schema2.json");
-    let o = dst(&["run", "raft-crash-restart", "--seed", "1", "--report", p.to_str().unwrap()]);
+    let o = dst(&[
+        "run",
+        "raft-crash-restart",
+        "--seed",
+        "1",
+        "--report",
+        p.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
     v["schema"] = 2.into();
@@ -323,8 +342,14 @@ fn shrink_keeps_the_violation_with_fewer_faults_and_replays() {
     assert_eq!(said["events"]["before"], before["stats"]["events"]);
     assert_eq!(said["events"]["after"], after["stats"]["events"]);
     assert!(said["events"]["after"].as_u64() <= said["events"]["before"].as_u64());
-    assert!(said["chaos"]["after"].as_u64() < said["chaos"]["before"].as_u64(), "{said}");
-    assert!(said["runs"].as_u64().unwrap() <= 61, "the budget, and one run to confirm: {said}");
+    assert!(
+        said["chaos"]["after"].as_u64() < said["chaos"]["before"].as_u64(),
+        "{said}"
+    );
+    assert!(
+        said["runs"].as_u64().unwrap() <= 61,
+        "the budget, and one run to confirm: {said}"
+    );
     assert_eq!(dst(&["replay", out.to_str().unwrap()]).status.code(), Some(0));
     let line = String::from_utf8_lossy(&dst(&["shrink", p.to_str().unwrap(), "--out", out.to_str().unwrap()]).stdout)
         .lines()

@@ -96,7 +96,8 @@ fn every_scenario_is_valid_and_every_corpus_line_keeps_its_outcome() {
             sim::runner::corpus(&reg, &corpus).unwrap_or_else(|e| panic!("docs/TUTORIAL.md:{at}: {e}"));
         } else {
             let s = sim::Scenario::from_json(&body).unwrap_or_else(|e| panic!("docs/TUTORIAL.md:{at} ({lang}): {e}"));
-            reg.validate(&s, &[]).unwrap_or_else(|e| panic!("docs/TUTORIAL.md:{at}: {e}"));
+            reg.validate(&s, &[])
+                .unwrap_or_else(|e| panic!("docs/TUTORIAL.md:{at}: {e}"));
         }
         checked += 1;
     }
@@ -132,7 +133,11 @@ fn the_excerpt_check_can_fail() {
 fn the_catalogue_describes_every_bug_switch_and_real_bug() {
     let catalogue = include_str!("../docs/BUGS.md");
     let reg = dst::registry();
-    let ids: Vec<&str> = reg.bugs().map(|(_, b)| b.id).chain(reg.real_bugs().map(|(_, b)| b.id)).collect();
+    let ids: Vec<&str> = reg
+        .bugs()
+        .map(|(_, b)| b.id)
+        .chain(reg.real_bugs().map(|(_, b)| b.id))
+        .collect();
     assert!(ids.len() >= 28);
     for id in ids {
         assert!(

@@ -72,4 +72,3 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../scenarios/snapshot-guard-expired.json"),
     ),
 ];
-

@@ -91,7 +91,11 @@ fn a_plan_with_targeted_entries_runs_and_replays_to_the_same_trace_hash() {
         let b = reg.run(&s, seed, &[], None).unwrap();
         let c = reg.run(&s, seed, &[], Some(a.plan.clone())).unwrap();
         assert_eq!(a.trace.hash_hex(), b.trace.hash_hex(), "seed {seed}");
-        assert_eq!(a.trace.hash_hex(), c.trace.hash_hex(), "seed {seed}: the recorded plan replays");
+        assert_eq!(
+            a.trace.hash_hex(),
+            c.trace.hash_hex(),
+            "seed {seed}: the recorded plan replays"
+        );
         fired += a
             .counters
             .iter()

@@ -277,7 +277,11 @@ mod tests {
             seen.dropped |= drawn.dropped;
             seen.duplicated |= drawn.duplicated;
             seen.delayed |= drawn.delayed;
-            let Route::Deliver { delay_ns, duplicate_delay_ns } = c else {
+            let Route::Deliver {
+                delay_ns,
+                duplicate_delay_ns,
+            } = c
+            else {
                 panic!("a calm message on a clean link is never lost: {c:?}")
             };
             assert_eq!(duplicate_delay_ns, None);
@@ -309,7 +313,13 @@ mod tests {
         assert_eq!(n.route_calm(0, 2, &mut rng, true).0, Route::Lost(DropCause::Loss));
         n.degrade(0, 2, 0, 7);
         let (r, drawn) = n.route_calm(0, 2, &mut rng, true);
-        assert_eq!(r, Route::Deliver { delay_ns: 8 * MS, duplicate_delay_ns: None });
+        assert_eq!(
+            r,
+            Route::Deliver {
+                delay_ns: 8 * MS,
+                duplicate_delay_ns: None
+            }
+        );
         assert!(!drawn.any(), "a degraded link is a fault, not chaos");
     }
 }

@@ -2,10 +2,10 @@
 //! it checks, the coverage goals it must reach and the outcome it expects.
 
 use crate::check::LivenessParams;
-use crate::vary::{self, Vary};
-use std::collections::BTreeMap;
 use crate::nemesis::FaultProfile;
+use crate::vary::{self, Vary};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -174,6 +174,9 @@ impl Scenario {
 
     /// The scenario with its knobs at each combination of their extremes.
     pub fn corners(&self) -> Result<Vec<Scenario>, String> {
-        vary::corners(&self.vary).iter().map(|values| vary::apply(self, values)).collect()
+        vary::corners(&self.vary)
+            .iter()
+            .map(|values| vary::apply(self, values))
+            .collect()
     }
 }

@@ -24,7 +24,15 @@ pub enum Vary {
 
 /// The parts of a scenario a draw may change: the cluster size, the
 /// model's config, the workload, the fault profile, the phase lengths.
-const ROOTS: &[&str] = &["nodes", "config", "workload", "faults", "liveness", "safety_ms", "liveness_ms"];
+const ROOTS: &[&str] = &[
+    "nodes",
+    "config",
+    "workload",
+    "faults",
+    "liveness",
+    "safety_ms",
+    "liveness_ms",
+];
 
 /// Most combinations of extremes checked when a scenario is loaded.
 const CORNERS_MAX: usize = 1024;
@@ -79,9 +87,8 @@ pub fn apply(scenario: &Scenario, values: &BTreeMap<String, Value>) -> Result<Sc
     }
     json["vary"] = Value::Object(Default::default());
     json["varied"] = serde_json::to_value(values).expect("a map serializes");
-    let s: Scenario = serde_json::from_value(json).map_err(|e| {
-        format!("scenario {}: a drawn configuration is invalid: {e}", scenario.name)
-    })?;
+    let s: Scenario = serde_json::from_value(json)
+        .map_err(|e| format!("scenario {}: a drawn configuration is invalid: {e}", scenario.name))?;
     s.validate()?;
     Ok(s)
 }
@@ -127,7 +134,9 @@ fn set(json: &mut Value, path: &str, value: Value) -> Result<(), String> {
         if at.is_null() {
             *at = Value::Object(Default::default());
         }
-        let obj = at.as_object_mut().ok_or_else(|| format!("'{}' is not an object", parts[..i].join(".")))?;
+        let obj = at
+            .as_object_mut()
+            .ok_or_else(|| format!("'{}' is not an object", parts[..i].join(".")))?;
         if i + 1 == parts.len() {
             obj.insert(part.to_string(), value);
             return Ok(());
@@ -177,10 +186,8 @@ mod tests {
 
     #[test]
     fn applying_a_draw_records_it_and_leaves_nothing_to_draw() {
-        let mut s = Scenario::from_json(
-            r#"{"name":"x","model":"m","nodes":3,"invariants":[],"config":{"a":1}}"#,
-        )
-        .unwrap();
+        let mut s =
+            Scenario::from_json(r#"{"name":"x","model":"m","nodes":3,"invariants":[],"config":{"a":1}}"#).unwrap();
         s.vary = knobs();
         let d = BTreeMap::from([
             ("config.max_entries_per_append".to_string(), Value::from(4)),

@@ -128,17 +128,21 @@ const SCENARIO: &str = r#"{
 }"#;
 
 fn registry() -> Registry {
-    let model = ModelDef::new("dispenser", "hands out unique tickets", |s: Setup<'_, DispenserConfig>| {
-        let (first, bug) = (s.config.first_ticket, s.bug("reply-before-fsync"));
-        if first == 0 {
-            return Err("first_ticket must be at least 1".into());
-        }
-        Ok(move |_id| Dispenser {
-            next: first,
-            waiting: Vec::new(),
-            reply_before_fsync: bug,
-        })
-    })
+    let model = ModelDef::new(
+        "dispenser",
+        "hands out unique tickets",
+        |s: Setup<'_, DispenserConfig>| {
+            let (first, bug) = (s.config.first_ticket, s.bug("reply-before-fsync"));
+            if first == 0 {
+                return Err("first_ticket must be at least 1".into());
+            }
+            Ok(move |_id| Dispenser {
+                next: first,
+                waiting: Vec::new(),
+                reply_before_fsync: bug,
+            })
+        },
+    )
     .bugs(&[Bug {
         id: "reply-before-fsync",
         kind: "safety",
@@ -194,18 +198,33 @@ fn the_command_line_runs_replays_and_refuses_bad_input_for_it() {
     let found = (0..40)
         .find(|seed| {
             let s = r.load("tickets-crashing").unwrap();
-            r.run(&s, *seed, &["reply-before-fsync".into()], None).unwrap().verdict.invariant.is_some()
+            r.run(&s, *seed, &["reply-before-fsync".into()], None)
+                .unwrap()
+                .verdict
+                .invariant
+                .is_some()
         })
         .expect("some seed finds the bug");
     let report = tmp("found.json");
     let seed = found.to_string();
-    let args = ["run", "tickets-crashing", "--seed", &seed, "--bug", "reply-before-fsync", "--report"];
+    let args = [
+        "run",
+        "tickets-crashing",
+        "--seed",
+        &seed,
+        "--bug",
+        "reply-before-fsync",
+        "--report",
+    ];
     let mut args: Vec<&str> = args.to_vec();
     args.push(report.to_str().unwrap());
     assert_eq!(cli(&r, &args), ExitCode::from(1));
     assert_eq!(cli(&r, &["replay", report.to_str().unwrap()]), ExitCode::SUCCESS);
     assert_eq!(cli(&r, &["list"]), ExitCode::SUCCESS);
-    assert_eq!(cli(&r, &["run", "tickets-crashing", "--bug", "apply-requeue"]), ExitCode::from(2));
+    assert_eq!(
+        cli(&r, &["run", "tickets-crashing", "--bug", "apply-requeue"]),
+        ExitCode::from(2)
+    );
     let bad = tmp("bad.json");
     std::fs::write(&bad, SCENARIO.replace(r#""first_ticket": 1"#, r#""first_ticket": 0"#)).unwrap();
     assert_eq!(cli(&r, &["run", bad.to_str().unwrap()]), ExitCode::from(2));

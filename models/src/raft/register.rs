@@ -124,17 +124,29 @@ pub const GOALS: &[(&str, &str)] = &[
     ("leader-deposed", "a leader stepped down or was replaced"),
     ("restart-with-log", "a node restarted with a non-empty log on disk"),
     ("compaction", "a node compacted its log into a snapshot"),
-    ("install-snapshot", "a lagging node installed a snapshot from the leader"),
+    (
+        "install-snapshot",
+        "a lagging node installed a snapshot from the leader",
+    ),
     ("prevote-rejected", "a pre-vote was refused"),
     ("check-quorum-stepdown", "a leader that heard no quorum stepped down"),
     ("read-index-read", "a read was served through ReadIndex"),
     ("lease-read", "a read was served under the leader lease"),
     ("follower-read", "a follower served a bounded-staleness read"),
-    ("vote-refused-by-lease", "a vote was refused because a leader lease may still hold"),
-    ("hlc-refused", "a timestamp beyond MAX_CLOCK_SKEW was refused by a node's HLC"),
+    (
+        "vote-refused-by-lease",
+        "a vote was refused because a leader lease may still hold",
+    ),
+    (
+        "hlc-refused",
+        "a timestamp beyond MAX_CLOCK_SKEW was refused by a node's HLC",
+    ),
     ("lease-acquired", "a node was granted a descriptor lease"),
     ("lease-handover", "a descriptor lease moved to another holder"),
-    ("rejoined-membership", "a node declared dead rejoined the membership view"),
+    (
+        "rejoined-membership",
+        "a node declared dead rejoined the membership view",
+    ),
 ];
 
 pub fn model() -> ModelDef {

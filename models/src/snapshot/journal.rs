@@ -5,9 +5,9 @@
 
 use super::config::SnapConfig;
 use super::coordinator::Coordinator;
+use super::events::SnapEvent;
 use super::msg::{Record, SnapMsg};
 use super::{chance, SnapIo, MS};
-use super::events::SnapEvent;
 use sim::machine::NodeId;
 
 const PRODUCE: u64 = 2;

@@ -1,8 +1,8 @@
 //! Messages between the store, the journal with its coordinator, and the
 //! partition owners.
 
-use serde::Serialize;
 use super::events::SnapValue;
+use serde::Serialize;
 use sim::machine::MsgInfo;
 
 /// One journal record; `update: None` deletes the key.

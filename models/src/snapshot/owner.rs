@@ -9,9 +9,9 @@
 
 use super::cell::{Cell, Stored};
 use super::config::SnapConfig;
+use super::events::{SnapEvent, SnapValue};
 use super::msg::{Record, RowView, SnapMsg, Stmt};
 use super::{SnapIo, MS};
-use super::events::{SnapEvent, SnapValue};
 use sim::machine::NodeId;
 use std::collections::BTreeMap;
 

@@ -84,11 +84,17 @@ pub const BUGS: &[Bug] = &[
 pub const GOALS: &[(&str, &str)] = &[
     ("handover", "the coordinator moved a partition to another owner"),
     ("tombstone-reaped", "the store reaped a tombstone whose TTL ran out"),
-    ("guard-expired-repaired", "a row whose offset cell expired was written again"),
+    (
+        "guard-expired-repaired",
+        "a row whose offset cell expired was written again",
+    ),
     ("stale-write-rejected", "the store refused a stale writer's write"),
     ("events-recovery", "an owner recovered a key by folding journal rows"),
     ("replay-window-flush", "an owner flushed while replaying its window"),
-    ("tombstone-unpersisted", "a key was deleted before any snapshot of it was persisted"),
+    (
+        "tombstone-unpersisted",
+        "a key was deleted before any snapshot of it was persisted",
+    ),
 ];
 
 pub fn model() -> ModelDef {

@@ -5,10 +5,10 @@
 //! an unknown outcome, as in Cassandra.
 
 use super::config::SnapConfig;
+use super::events::SnapEvent;
 use super::msg::SnapMsg;
 use super::table::Table;
 use super::{chance, SnapIo, MS};
-use super::events::SnapEvent;
 use sim::machine::NodeId;
 
 const REAP: u64 = 1;

@@ -10,8 +10,8 @@
 //! a null offset: a guard-expired row. `IF offset <= :o` never holds on it and
 //! `INSERT .. IF NOT EXISTS` loses to it; only `IF offset = null` claims it.
 
-use super::msg::{Record, RowView, Stmt};
 use super::events::SnapValue;
+use super::msg::{Record, RowView, Stmt};
 use std::collections::BTreeMap;
 
 /// A cell and the store-clock time it expires at (`None`: never).

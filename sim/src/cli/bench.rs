@@ -77,7 +77,9 @@ pub fn main(reg: &Registry, seeds: u64, only: &[String], json: bool) -> Exit {
         }
         rows.push(row);
     }
-    let traced = scenarios.iter().find(|s| s.invariants.iter().any(|i| i == "linearizable"));
+    let traced = scenarios
+        .iter()
+        .find(|s| s.invariants.iter().any(|i| i == "linearizable"));
     let checker = match checker(reg, traced, seeds, json) {
         Ok(rows) => rows,
         Err(e) => return Exit::Bad(e),

@@ -3,10 +3,10 @@
 //! a file that cannot be read or parsed, with the line at fault.
 
 use super::args::{CheckArgs, HistoryFormat};
-use serde_json::{json, Value as Json};
 use crate::event::Event;
 use crate::lin::{self, Checked, DstHistory, History, Model, Op, Options, Outcome, ParseError};
 use crate::report::Report;
+use serde_json::{json, Value as Json};
 use std::process::ExitCode;
 
 /// Ops of the longest partial linearization shown in text output.

@@ -48,7 +48,11 @@ pub fn list(reg: &Registry, json: bool) -> Exit {
         println!("  {:<w$}  {} nodes  {}", s.name, s.nodes, s.description);
     }
     let wb = bugs.iter().map(|(_, b)| b.id.len()).max().unwrap_or(0);
-    let wi = bugs.iter().map(|(_, b)| b.invariants.join("|").len()).max().unwrap_or(0);
+    let wi = bugs
+        .iter()
+        .map(|(_, b)| b.invariants.join("|").len())
+        .max()
+        .unwrap_or(0);
     let ws = bugs.iter().map(|(_, b)| b.scenario.len()).max().unwrap_or(0);
     println!("bug switches:");
     for (_, b) in &bugs {

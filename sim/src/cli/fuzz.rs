@@ -27,7 +27,11 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         Err(e) => return Exit::Bad(e),
     };
     let opts = FuzzOptions {
-        scenarios: if a.scenario == "all" { vec![] } else { vec![a.scenario.clone()] },
+        scenarios: if a.scenario == "all" {
+            vec![]
+        } else {
+            vec![a.scenario.clone()]
+        },
         seeds: lo..hi,
         budget,
         jobs: pool::jobs(a.jobs),
@@ -36,7 +40,11 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         report_dir: Some(a.report_dir.clone()),
         determinism: a.determinism,
     };
-    let n_sc = if opts.scenarios.is_empty() { reg.scenarios().len() as u64 } else { 1 };
+    let n_sc = if opts.scenarios.is_empty() {
+        reg.scenarios().len() as u64
+    } else {
+        1
+    };
     let total = (hi != u64::MAX).then(|| (hi - lo).div_ceil(shard.1) * n_sc);
     let mut progress = Progress::new(total, a.json);
     let (mut done, mut bad) = (0u64, 0u64);

@@ -49,7 +49,13 @@ pub fn main(
         );
     } else {
         let wb = s.hunts.iter().map(|h| h.target.bug.len()).max().unwrap_or(0).max(26);
-        let wi = s.hunts.iter().map(|h| h.target.invariants.join("|").len()).max().unwrap_or(0).max(18);
+        let wi = s
+            .hunts
+            .iter()
+            .map(|h| h.target.invariants.join("|").len())
+            .max()
+            .unwrap_or(0)
+            .max(18);
         println!(
             "{:<wb$} {:<6} {:<wi$} {:<21} {:>6} {:>9}{}",
             "bug",
@@ -62,7 +68,10 @@ pub fn main(
         );
         let shrunk = |h: &Hunt| {
             h.shrunk.as_ref().map_or(String::new(), |s| {
-                format!("  shrunk: events {} -> {}, plan {} -> {}", s.events_from, s.events_to, s.plan_from, s.plan_to)
+                format!(
+                    "  shrunk: events {} -> {}, plan {} -> {}",
+                    s.events_from, s.events_to, s.plan_from, s.plan_to
+                )
             })
         };
         for h in &s.hunts {
@@ -112,7 +121,11 @@ pub fn main(
         );
         if guided {
             let (gm, gx) = s.runs_to_find_guided();
-            let found = s.hunts.iter().filter(|h| h.guided.as_ref().is_some_and(|g| g.found_by.is_some())).count();
+            let found = s
+                .hunts
+                .iter()
+                .filter(|h| h.guided.as_ref().is_some_and(|g| g.found_by.is_some()))
+                .count();
             println!(
                 "guided search: {found} of {} bugs found; median runs to find: {}; max: {}",
                 s.hunts.len(),

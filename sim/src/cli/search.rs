@@ -59,7 +59,11 @@ pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
             "search {} (campaign seed {}{}): {} guided runs in {:.1} s, corpus {}",
             s.scenario.name,
             a.seed,
-            if a.bugs.is_empty() { String::new() } else { format!(", bugs: {}", a.bugs.join(" ")) },
+            if a.bugs.is_empty() {
+                String::new()
+            } else {
+                format!(", bugs: {}", a.bugs.join(" "))
+            },
             s.guided.runs,
             s.took.as_secs_f64(),
             s.corpus

@@ -60,7 +60,11 @@ impl CustomEvent {
     pub fn from_value(value: Value) -> Result<CustomEvent, String> {
         let name = match value.get("model") {
             Some(Value::String(n)) => n,
-            _ => return Err(format!("a model event must be a JSON object with a string \"model\" field, not {value}")),
+            _ => {
+                return Err(format!(
+                    "a model event must be a JSON object with a string \"model\" field, not {value}"
+                ))
+            }
         };
         if name.is_empty() || GENERIC_KINDS.contains(&name.as_str()) {
             return Err(format!(
@@ -180,10 +184,15 @@ mod tests {
             kind: EventKind::Model(ModelEvent::custom(&Mine::Sold { item: 7 })),
         };
         let text = serde_json::to_string(&e).unwrap();
-        assert_eq!(text, r#"{"i":3,"t_ns":9,"node":1,"kind":"model","item":7,"model":"sold"}"#);
+        assert_eq!(
+            text,
+            r#"{"i":3,"t_ns":9,"node":1,"kind":"model","item":7,"model":"sold"}"#
+        );
         let back: Event = serde_json::from_str(&text).unwrap();
         assert_eq!(back, e);
-        let EventKind::Model(ModelEvent::Custom(c)) = &back.kind else { panic!() };
+        let EventKind::Model(ModelEvent::Custom(c)) = &back.kind else {
+            panic!()
+        };
         assert_eq!(c.decode::<Mine>(), Some(Mine::Sold { item: 7 }));
     }
 

@@ -45,8 +45,8 @@
 
 mod model;
 
-pub use model::{Bug, InvariantDef, ModelDef, RealBug, Setup};
 use model::Runner;
+pub use model::{Bug, InvariantDef, ModelDef, RealBug, Setup};
 
 use crate::check::{self, Invariant};
 use crate::nemesis::PlanEntry;
@@ -78,7 +78,11 @@ impl Registry {
             assert!(self.find_bug(b.id).is_err(), "bug id '{}' is registered twice", b.id);
         }
         for b in &model.real_bugs {
-            assert!(self.find_real_bug(b.id).is_none(), "real bug '{}' is registered twice", b.id);
+            assert!(
+                self.find_real_bug(b.id).is_none(),
+                "real bug '{}' is registered twice",
+                b.id
+            );
         }
         for inv in &model.invariants {
             assert!(
@@ -228,7 +232,9 @@ impl Registry {
         }
         match &scenario.expect {
             Expect::Violation(id) if !scenario.invariants.contains(id) => {
-                return Err(format!("scenario {n}: expects a violation of '{id}', which it does not check"));
+                return Err(format!(
+                    "scenario {n}: expects a violation of '{id}', which it does not check"
+                ));
             }
             Expect::RealBugs(ids) => {
                 if let Some(id) = ids.iter().find(|id| !model.real_bugs.iter().any(|b| b.id == *id)) {
@@ -299,7 +305,13 @@ impl Registry {
             .iter()
             .map(|id| {
                 check::build(id, scenario)
-                    .or_else(|| model.invariants.iter().find(|i| i.id == id).map(|i| (i.build)(scenario)))
+                    .or_else(|| {
+                        model
+                            .invariants
+                            .iter()
+                            .find(|i| i.id == id)
+                            .map(|i| (i.build)(scenario))
+                    })
                     .ok_or_else(|| format!("scenario {}: unknown invariant '{id}'", scenario.name))
             })
             .collect()
@@ -315,11 +327,25 @@ impl Registry {
         bugs: &[String],
         plan: Option<Vec<PlanEntry>>,
     ) -> Result<RunOutcome, String> {
-        self.run_with(scenario, seed, bugs, Overrides { plan, ..Overrides::default() })
+        self.run_with(
+            scenario,
+            seed,
+            bugs,
+            Overrides {
+                plan,
+                ..Overrides::default()
+            },
+        )
     }
 
     /// [`Registry::run`] with what `fixed` pins instead of drawing it.
-    pub fn run_with(&self, scenario: &Scenario, seed: u64, bugs: &[String], fixed: Overrides) -> Result<RunOutcome, String> {
+    pub fn run_with(
+        &self,
+        scenario: &Scenario,
+        seed: u64,
+        bugs: &[String],
+        fixed: Overrides,
+    ) -> Result<RunOutcome, String> {
         let scenario = &scenario.drawn(seed)?;
         let runner = self.prepare(scenario, bugs)?;
         let spec = RunSpec {
@@ -345,7 +371,10 @@ impl Registry {
         for (m, b) in self.bugs() {
             let s = self.load(b.scenario).map_err(|e| format!("bug {}: {e}", b.id))?;
             if s.model != m.name {
-                return Err(format!("bug {}: scenario {} runs model {}, not {}", b.id, s.name, s.model, m.name));
+                return Err(format!(
+                    "bug {}: scenario {} runs model {}, not {}",
+                    b.id, s.name, s.model, m.name
+                ));
             }
             for inv in b.invariants {
                 if !s.invariants.iter().any(|i| i == inv) {
@@ -356,9 +385,13 @@ impl Registry {
         for (m, b) in self.real_bugs() {
             let s = self.load(b.scenario).map_err(|e| format!("real bug {}: {e}", b.id))?;
             if s.model != m.name {
-                return Err(format!("real bug {}: scenario {} runs model {}, not {}", b.id, s.name, s.model, m.name));
+                return Err(format!(
+                    "real bug {}: scenario {} runs model {}, not {}",
+                    b.id, s.name, s.model, m.name
+                ));
             }
-            self.load(b.fixed_scenario).map_err(|e| format!("real bug {}: {e}", b.id))?;
+            self.load(b.fixed_scenario)
+                .map_err(|e| format!("real bug {}: {e}", b.id))?;
         }
         Ok(())
     }

@@ -125,7 +125,8 @@ impl ModelDef {
             };
             let config: C = serde_json::from_value(raw)
                 .map_err(|e| format!("scenario {}: invalid {model} config: {e}", scenario.name))?;
-            let factory = build(Setup { config, scenario, bugs }).map_err(|e| format!("scenario {}: {e}", scenario.name))?;
+            let factory =
+                build(Setup { config, scenario, bugs }).map_err(|e| format!("scenario {}: {e}", scenario.name))?;
             Ok(Box::new(move |spec: RunSpec<'_>| crate::world::run(spec, factory)))
         };
         ModelDef {
@@ -175,4 +176,3 @@ impl std::fmt::Debug for ModelDef {
             .finish()
     }
 }
-

@@ -107,7 +107,10 @@ impl FuzzSummary {
     pub fn expect_unmet(&self, i: usize) -> bool {
         let t = &self.tallies[i];
         let expected = &self.expected[i];
-        self.bugs.is_empty() && t.seeds > 0 && !expected.is_empty() && !expected.iter().any(|c| t.violations.contains_key(c))
+        self.bugs.is_empty()
+            && t.seeds > 0
+            && !expected.is_empty()
+            && !expected.iter().any(|c| t.violations.contains_key(c))
     }
 
     /// Whether coverage goals count for scenario `i`. Runs with a bug switch,
@@ -186,7 +189,10 @@ pub fn fuzz_with(
     let scenarios: Vec<Scenario> = if opts.scenarios.is_empty() {
         registry.scenarios().to_vec()
     } else {
-        opts.scenarios.iter().map(|n| registry.load(n)).collect::<Result<_, _>>()?
+        opts.scenarios
+            .iter()
+            .map(|n| registry.load(n))
+            .collect::<Result<_, _>>()?
     };
     for s in &scenarios {
         registry.validate(s, &opts.bugs)?;

@@ -14,9 +14,9 @@
 
 mod corpus;
 mod fuzz;
+pub mod mutants;
 mod outcome;
 pub(crate) mod pool;
-pub mod mutants;
 pub mod shrink;
 
 pub use corpus::{corpus, CorpusLine};
@@ -37,7 +37,16 @@ pub fn run_seed(
     bugs: &[String],
     plan: Option<Vec<PlanEntry>>,
 ) -> Result<(RunOutcome, u64), String> {
-    run_seed_with(registry, scenario, seed, bugs, Overrides { plan, ..Overrides::default() })
+    run_seed_with(
+        registry,
+        scenario,
+        seed,
+        bugs,
+        Overrides {
+            plan,
+            ..Overrides::default()
+        },
+    )
 }
 
 /// [`run_seed`] with what `fixed` pins instead of drawing it (a report's
@@ -50,14 +59,16 @@ pub fn run_seed_with(
     fixed: Overrides,
 ) -> Result<(RunOutcome, u64), String> {
     let start = std::time::Instant::now();
-    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| registry.run_with(scenario, seed, bugs, fixed)))
-        .map_err(|p| {
-            format!(
-                "harness panicked on {} seed {seed}: {}",
-                scenario.name,
-                crate::world::panic_text(&p)
-            )
-        })??;
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        registry.run_with(scenario, seed, bugs, fixed)
+    }))
+    .map_err(|p| {
+        format!(
+            "harness panicked on {} seed {seed}: {}",
+            scenario.name,
+            crate::world::panic_text(&p)
+        )
+    })??;
     Ok((out, start.elapsed().as_millis() as u64))
 }
 

@@ -103,7 +103,12 @@ impl MutantsSummary {
     }
     /// Seeds to first find, median and max, over the bugs found.
     pub fn seeds_to_find(&self) -> (Option<u64>, Option<u64>) {
-        let mut s: Vec<u64> = self.hunts.iter().filter(|h| h.found_by.is_some()).map(|h| h.seeds).collect();
+        let mut s: Vec<u64> = self
+            .hunts
+            .iter()
+            .filter(|h| h.found_by.is_some())
+            .map(|h| h.seeds)
+            .collect();
         s.sort_unstable();
         (s.get(s.len().saturating_sub(1) / 2).copied(), s.last().copied())
     }
@@ -145,7 +150,11 @@ pub fn targets(registry: &Registry, only: &[String]) -> Result<Vec<Target>, Stri
         release: Some(b.release.to_string()),
     };
     if only.is_empty() {
-        return Ok(registry.bugs().map(switch).chain(registry.real_bugs().map(real)).collect());
+        return Ok(registry
+            .bugs()
+            .map(switch)
+            .chain(registry.real_bugs().map(real))
+            .collect());
     }
     only.iter()
         .map(|id| match registry.find_real_bug(id) {
@@ -291,7 +300,11 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path) -> Hunt
 /// What the scenario itself declares (a documented limit, or the other real
 /// bugs of the same release) is not this bug showing: a hunt keeps looking.
 fn passed_over(target: &Target, declared: &[String]) -> Vec<String> {
-    declared.iter().filter(|c| !target.invariants.contains(c)).cloned().collect()
+    declared
+        .iter()
+        .filter(|c| !target.invariants.contains(c))
+        .cloned()
+        .collect()
 }
 
 fn bugs_of(target: &Target) -> Vec<String> {
@@ -304,7 +317,10 @@ fn bugs_of(target: &Target) -> Vec<String> {
 /// The hunt by guided search, on one thread like the plain one.
 fn hunt_guided(registry: &Registry, target: &Target, max_runs: u64) -> GuidedHunt {
     let start = Instant::now();
-    let declared = registry.load(&target.scenario).map(|s| registry.expected_causes(&s)).unwrap_or_default();
+    let declared = registry
+        .load(&target.scenario)
+        .map(|s| registry.expected_causes(&s))
+        .unwrap_or_default();
     let mut opts = crate::search::SearchOptions::new(&target.scenario, max_runs);
     opts.bugs = bugs_of(target);
     opts.stop_at_first = true;

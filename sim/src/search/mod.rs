@@ -129,7 +129,11 @@ const FRESH: f64 = 0.2;
 const BATCH: u64 = 16;
 
 /// Runs a campaign; `on_batch` sees the curve as it grows.
-pub fn search(registry: &Registry, opts: &SearchOptions, mut on_batch: impl FnMut(&Point)) -> Result<SearchSummary, String> {
+pub fn search(
+    registry: &Registry,
+    opts: &SearchOptions,
+    mut on_batch: impl FnMut(&Point),
+) -> Result<SearchSummary, String> {
     let scenario = registry.load(&opts.scenario)?;
     registry.validate(&scenario, &opts.bugs)?;
     let started = Instant::now();

@@ -66,7 +66,13 @@ fn nodes_max(s: &Scenario) -> usize {
 /// made it interesting), edits land mostly after it: the run is the same
 /// up to there, so the search goes on from that situation instead of
 /// starting over.
-pub fn mutate(parent: &Candidate, other: &Candidate, focus: Option<u64>, space: &Space, rng: &mut ChaCha8Rng) -> Candidate {
+pub fn mutate(
+    parent: &Candidate,
+    other: &Candidate,
+    focus: Option<u64>,
+    space: &Space,
+    rng: &mut ChaCha8Rng,
+) -> Candidate {
     let mut c = parent.clone();
     let edits = range(rng, 1, 3);
     let focus = focus.filter(|_| chance(rng, 0.75));
@@ -135,7 +141,11 @@ fn shift(c: &mut Candidate, focus: Option<u64>, space: &Space, rng: &mut ChaCha8
     let span = if chance(rng, 0.7) { 50 * MS } else { 2_000 * MS };
     let d = range(rng, 0, span);
     let at = &mut c.plan[i].at_ns;
-    *at = if chance(rng, 0.5) { at.saturating_add(d) } else { at.saturating_sub(d) };
+    *at = if chance(rng, 0.5) {
+        at.saturating_add(d)
+    } else {
+        at.saturating_sub(d)
+    };
     *at = (*at).min(space.safety_ns().saturating_sub(MS));
 }
 
@@ -154,7 +164,9 @@ fn retarget(c: &mut Candidate, focus: Option<u64>, space: &Space, rng: &mut ChaC
     };
     match &mut c.plan[i].action {
         Action::Crash { node } | Action::Restart { node } | Action::Pause { node, .. } => swap(node),
-        Action::ClockOffset { node, .. } | Action::ClockDrift { node, .. } | Action::ClockJump { node, .. } => swap(node),
+        Action::ClockOffset { node, .. } | Action::ClockDrift { node, .. } | Action::ClockJump { node, .. } => {
+            swap(node)
+        }
         Action::Link { from, to, .. } => {
             swap(from);
             swap(to);
@@ -174,7 +186,8 @@ fn splice(c: &mut Candidate, other: &Candidate, space: &Space, rng: &mut ChaCha8
     let a = range(rng, 0, space.safety_ns());
     let b = range(rng, a, space.safety_ns());
     c.plan.retain(|e| e.at_ns < a || e.at_ns >= b);
-    c.plan.extend(other.plan.iter().filter(|e| e.at_ns >= a && e.at_ns < b).cloned());
+    c.plan
+        .extend(other.plan.iter().filter(|e| e.at_ns >= a && e.at_ns < b).cloned());
 }
 
 fn redraw_knob(c: &mut Candidate, space: &Space, rng: &mut ChaCha8Rng) {
@@ -183,7 +196,10 @@ fn redraw_knob(c: &mut Candidate, space: &Space, rng: &mut ChaCha8Rng) {
         c.seed = rng_u64(rng);
         return;
     }
-    let (path, v) = vary.iter().nth(range(rng, 0, vary.len() as u64 - 1) as usize).expect("in range");
+    let (path, v) = vary
+        .iter()
+        .nth(range(rng, 0, vary.len() as u64 - 1) as usize)
+        .expect("in range");
     let value = match v {
         Vary::Range([lo, hi]) => range(rng, *lo, *hi).into(),
         Vary::OneOf(vals) => vals[range(rng, 0, vals.len() as u64 - 1) as usize].clone(),
@@ -229,7 +245,8 @@ mod tests {
     use crate::rng::{stream, Stream};
 
     fn scenario() -> Scenario {
-        let mut s = Scenario::from_json(r#"{"name":"x","model":"m","nodes":3,"invariants":[],"safety_ms":2000}"#).unwrap();
+        let mut s =
+            Scenario::from_json(r#"{"name":"x","model":"m","nodes":3,"invariants":[],"safety_ms":2000}"#).unwrap();
         s.faults.spared = vec![0];
         s
     }

@@ -1,5 +1,5 @@
-use sim::check::{Invariant, Violation};
 use crate::snapshot::events::{SnapEvent, SnapValue};
+use sim::check::{Invariant, Violation};
 use sim::event::Event;
 use std::collections::BTreeMap;
 
@@ -20,7 +20,9 @@ impl Invariant for NoLostWrite {
     }
 
     fn observe(&mut self, e: &Event) -> Result<(), Violation> {
-        let Some(m) = e.custom::<SnapEvent>() else { return Ok(()) };
+        let Some(m) = e.custom::<SnapEvent>() else {
+            return Ok(());
+        };
         match &m {
             SnapEvent::StoreWrite { key, offset, value, .. } => {
                 self.applied.entry((*key, *offset, *value)).or_insert(e.i);
@@ -54,8 +56,8 @@ impl Invariant for NoLostWrite {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::tests::ev;
+    use super::*;
 
     fn v(last: u64) -> Option<SnapValue> {
         Some(SnapValue {

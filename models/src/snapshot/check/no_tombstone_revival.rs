@@ -1,5 +1,5 @@
-use sim::check::{Invariant, Violation};
 use crate::snapshot::events::{SnapEvent, SnapValue};
+use sim::check::{Invariant, Violation};
 use sim::event::Event;
 use std::collections::BTreeMap;
 
@@ -57,7 +57,9 @@ impl Invariant for NoTombstoneRevival {
     }
 
     fn observe(&mut self, e: &Event) -> Result<(), Violation> {
-        let Some(m) = e.custom::<SnapEvent>() else { return Ok(()) };
+        let Some(m) = e.custom::<SnapEvent>() else {
+            return Ok(());
+        };
         match &m {
             SnapEvent::StoreWrite { key, offset, value, .. } => {
                 match value {
@@ -113,8 +115,8 @@ impl Invariant for NoTombstoneRevival {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::tests::ev;
+    use super::*;
 
     fn write(i: u64, key: u32, offset: u64, value: Option<SnapValue>) -> Event {
         ev(

@@ -1,5 +1,5 @@
-use sim::check::{Invariant, Violation};
 use crate::snapshot::events::SnapEvent;
+use sim::check::{Invariant, Violation};
 use sim::event::Event;
 use std::collections::BTreeMap;
 
@@ -18,7 +18,9 @@ impl Invariant for OffsetMonotonic {
     }
 
     fn observe(&mut self, e: &Event) -> Result<(), Violation> {
-        let Some(m) = e.custom::<SnapEvent>() else { return Ok(()) };
+        let Some(m) = e.custom::<SnapEvent>() else {
+            return Ok(());
+        };
         match &m {
             SnapEvent::StoreWrite {
                 key,
@@ -51,8 +53,8 @@ impl Invariant for OffsetMonotonic {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::tests::ev;
+    use super::*;
     use crate::snapshot::events::SnapValue;
 
     fn write(i: u64, key: u32, offset: u64) -> Event {

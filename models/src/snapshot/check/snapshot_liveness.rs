@@ -1,5 +1,5 @@
-use sim::check::{Invariant, Violation};
 use crate::snapshot::events::SnapEvent;
+use sim::check::{Invariant, Violation};
 use sim::event::{Event, EventKind};
 use std::collections::BTreeMap;
 
@@ -83,8 +83,8 @@ impl Invariant for SnapshotLiveness {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::tests::ev;
+    use super::*;
     use crate::snapshot::events::SnapValue;
 
     fn append(i: u64, key: u32, offset: u64, update: Option<u64>) -> Event {

@@ -1,5 +1,5 @@
-use sim::check::{Invariant, Violation};
 use crate::snapshot::events::{SnapEvent, SnapValue};
+use sim::check::{Invariant, Violation};
 use sim::event::Event;
 use std::collections::BTreeMap;
 
@@ -32,7 +32,9 @@ impl Invariant for SnapshotMatchesJournal {
     }
 
     fn observe(&mut self, e: &Event) -> Result<(), Violation> {
-        let Some(m) = e.custom::<SnapEvent>() else { return Ok(()) };
+        let Some(m) = e.custom::<SnapEvent>() else {
+            return Ok(());
+        };
         match &m {
             SnapEvent::JournalAppend {
                 key, offset, update, ..
@@ -70,8 +72,8 @@ impl Invariant for SnapshotMatchesJournal {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::tests::ev;
+    use super::*;
 
     fn append(i: u64, offset: u64, update: Option<u64>) -> Event {
         ev(
