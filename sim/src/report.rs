@@ -56,15 +56,11 @@ pub struct Report {
 }
 
 impl Report {
-    /// Write to `path` atomically; creates the parent folder.
+    /// Write to `path` atomically; creates the parent folder. See
+    /// [`crate::files::write_atomic`] for what is refused.
     pub fn write(&self, path: &Path) -> Result<(), String> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        }
-        let tmp = path.with_extension("json.tmp");
         let text = serde_json::to_vec(self).map_err(|e| format!("cannot encode report: {e}"))?;
-        std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, path).map_err(|e| format!("cannot rename to {}: {e}", path.display()))
+        crate::files::write_atomic(path, &text)
     }
 
     /// Read and validate a report; the error is one line.

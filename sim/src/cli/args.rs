@@ -118,6 +118,10 @@ pub struct FuzzArgs {
     /// Run every seed twice and fail on any difference in trace hash.
     #[arg(long)]
     pub determinism: bool,
+    /// Also write the summary (as --json prints it) to this file; written
+    /// when interrupted too, marked so.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
     #[arg(long)]
     pub json: bool,
 }

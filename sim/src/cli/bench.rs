@@ -70,7 +70,7 @@ pub fn main(reg: &Registry, seeds: u64, only: &[String], json: bool) -> Exit {
             ratio: bare_s / dst_s,
         };
         if !json {
-            println!(
+            crate::outln!(
                 "{:<w$} {} nodes  {:>7.1} seeds/s  {:>10.0} events/s  {:>6} msgs/seed | bare madsim {:>7.1} seeds/s | ratio {:.2}",
                 row.scenario, row.nodes, row.seeds_per_s, row.events_per_s, row.messages_per_seed, row.bare_seeds_per_s, row.ratio
             );
@@ -85,7 +85,7 @@ pub fn main(reg: &Registry, seeds: u64, only: &[String], json: bool) -> Exit {
         Err(e) => return Exit::Bad(e),
     };
     if json {
-        println!("{}", serde_json::json!({ "rows": rows, "checker": checker }));
+        crate::outln!("{}", serde_json::json!({ "rows": rows, "checker": checker }));
     }
     Exit::Clean
 }
@@ -175,7 +175,7 @@ fn checker(reg: &Registry, traced: Option<&Scenario>, seeds: u64, json: bool) ->
     .collect();
     if !json {
         for r in &rows {
-            println!(
+            crate::outln!(
                 "checker {:<24} {:>4} histories {:>6.0} ops each  {:>10.0} ops/s  p50 {:>8.1} us  p99 {:>8.1} us | {} linearizable, {} not, {} unknown",
                 r.histories, r.count, r.ops_per_history, r.ops_per_s, r.p50_us, r.p99_us, r.linearizable, r.not_linearizable, r.unknown
             );

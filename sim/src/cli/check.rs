@@ -3,16 +3,16 @@
 //! a file that cannot be read or parsed, with the line at fault.
 
 use super::args::{CheckArgs, HistoryFormat};
+use super::Exit;
 use crate::event::Event;
 use crate::lin::{self, Checked, DstHistory, History, Model, Op, Options, Outcome, ParseError};
 use crate::report::Report;
 use serde_json::{json, Value as Json};
-use std::process::ExitCode;
 
 /// Ops of the longest partial linearization shown in text output.
 const SHOWN: usize = 10;
 
-pub fn main(args: &CheckArgs) -> ExitCode {
+pub fn main(args: &CheckArgs) -> Exit {
     let file = args.history.display().to_string();
     let text = match std::fs::read_to_string(&args.history) {
         Ok(t) => t,
@@ -36,16 +36,19 @@ pub fn main(args: &CheckArgs) -> ExitCode {
         judged.json["file"] = json!(file);
         judged.json["format"] = json!(format!("{format:?}").to_lowercase());
         judged.json["budget_per_key"] = json!(args.budget);
-        println!("{}", judged.json);
+        crate::outln!("{}", judged.json);
     } else {
-        println!("{file}: {}", judged.text.join("\n"));
+        crate::outln!("{file}: {}", judged.text.join("\n"));
     }
-    ExitCode::from(judged.code)
+    match judged.code {
+        0 => Exit::Clean,
+        3 => Exit::Undecided,
+        _ => Exit::Found,
+    }
 }
 
-fn bad(msg: &str) -> ExitCode {
-    eprintln!("dst: {msg}");
-    ExitCode::from(2)
+fn bad(msg: &str) -> Exit {
+    Exit::Bad(msg.to_string())
 }
 
 /// Without --format: EDN maps start with a keyword, dst JSON with a quote.

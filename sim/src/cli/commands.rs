@@ -34,18 +34,18 @@ pub fn list(reg: &Registry, json: bool) -> Exit {
             }).collect::<Vec<_>>(),
             "invariants": reg.all_invariants().iter().map(|(id, d)| serde_json::json!({"id": id, "holds_when": d})).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&v).expect("json"));
+        crate::outln!("{}", serde_json::to_string_pretty(&v).expect("json"));
         return Exit::Clean;
     }
     let wm = reg.models().iter().map(|m| m.name.len()).max().unwrap_or(0);
-    println!("models:");
+    crate::outln!("models:");
     for m in reg.models() {
-        println!("  {:<wm$}  {}", m.name, m.about);
+        crate::outln!("  {:<wm$}  {}", m.name, m.about);
     }
     let w = scenarios.iter().map(|s| s.name.len()).max().unwrap_or(0);
-    println!("scenarios:");
+    crate::outln!("scenarios:");
     for s in scenarios {
-        println!("  {:<w$}  {} nodes  {}", s.name, s.nodes, s.description);
+        crate::outln!("  {:<w$}  {} nodes  {}", s.name, s.nodes, s.description);
     }
     let wb = bugs.iter().map(|(_, b)| b.id.len()).max().unwrap_or(0);
     let wi = bugs
@@ -54,18 +54,21 @@ pub fn list(reg: &Registry, json: bool) -> Exit {
         .max()
         .unwrap_or(0);
     let ws = bugs.iter().map(|(_, b)| b.scenario.len()).max().unwrap_or(0);
-    println!("bug switches:");
+    crate::outln!("bug switches:");
     for (_, b) in &bugs {
         let inv = b.invariants.join("|");
-        println!(
+        crate::outln!(
             "  {:<wb$}  {:<8} caught by {inv:<wi$}  in {:<ws$}  {}",
-            b.id, b.kind, b.scenario, b.summary
+            b.id,
+            b.kind,
+            b.scenario,
+            b.summary
         );
     }
     if !real.is_empty() {
-        println!("real bugs (pinned releases, no switch):");
+        crate::outln!("real bugs (pinned releases, no switch):");
         for (_, b) in &real {
-            println!(
+            crate::outln!(
                 "  {}  {} ({}); fixed: {}\n      {} caught by {}  in {}, control {}",
                 b.id,
                 b.release,
@@ -76,14 +79,14 @@ pub fn list(reg: &Registry, json: bool) -> Exit {
                 b.scenario,
                 b.fixed_scenario
             );
-            println!("      {}", b.summary);
+            crate::outln!("      {}", b.summary);
         }
     }
     let all = reg.all_invariants();
     let wv = all.iter().map(|(id, _)| id.len()).max().unwrap_or(0);
-    println!("invariants:");
+    crate::outln!("invariants:");
     for (id, d) in all {
-        println!("  {id:<wv$}  {d}");
+        crate::outln!("  {id:<wv$}  {d}");
     }
     Exit::Clean
 }
@@ -94,6 +97,9 @@ pub fn run(reg: &Registry, name: &str, seed: u64, bugs: &[String], report: Optio
         Err(e) => return Exit::Bad(e),
     };
     if let Err(e) = reg.validate(&scenario, bugs) {
+        return Exit::Bad(e);
+    }
+    if let Some(Err(e)) = report.as_deref().map(crate::files::refuse_special) {
         return Exit::Bad(e);
     }
     let (out, wall_ms) = match run_seed(reg, &scenario, seed, bugs, None) {
@@ -119,9 +125,9 @@ pub fn run(reg: &Registry, name: &str, seed: u64, bugs: &[String], report: Optio
             "events": out.trace.len(), "messages": out.messages, "wall_ms": wall_ms,
             "coverage": out.coverage, "counters": out.counters, "report": written,
         });
-        println!("{v}");
+        crate::outln!("{v}");
     } else {
-        println!(
+        crate::outln!(
             "{} seed {seed}: {} [{} events, {} messages, {:.1} s simulated, {wall_ms} ms, trace {}]",
             scenario.name,
             runner::describe(&out),
@@ -131,18 +137,20 @@ pub fn run(reg: &Registry, name: &str, seed: u64, bugs: &[String], report: Optio
             out.trace.hash_hex()
         );
         if !out.coverage.is_empty() {
-            println!(
+            crate::outln!(
                 "coverage: {}",
                 out.coverage.iter().cloned().collect::<Vec<_>>().join(", ")
             );
         }
         if let Some(p) = &written {
-            println!("report: {}  (replay: dst replay {})", p.display(), p.display());
+            crate::outln!("report: {}  (replay: dst replay {})", p.display(), p.display());
         }
     }
+    let undecided = runner::undecided(&out);
     match class {
-        Class::Pass | Class::Expected if out.verdict.status == crate::world::Status::Pass => Exit::Clean,
-        _ => Exit::Found,
+        Class::Unexpected => Exit::Found,
+        Class::Pass if undecided => Exit::Undecided,
+        Class::Pass | Class::Expected => Exit::Clean,
     }
 }
 
@@ -161,7 +169,7 @@ pub fn replay(reg: &Registry, path: &Path, json: bool) -> Exit {
     let reproduced = same_verdict && same_hash && offline_agrees;
     let divergence = (!same_hash).then(|| first_divergence(out.trace.events(), &r.trace));
     if json {
-        println!(
+        crate::outln!(
             "{}",
             serde_json::json!({"reproduced": reproduced, "verdict": out.verdict,
                 "expected_verdict": r.verdict, "trace_hash": out.trace.hash_hex(),
@@ -169,30 +177,32 @@ pub fn replay(reg: &Registry, path: &Path, json: bool) -> Exit {
                 "offline_check": offline})
         );
     } else if reproduced {
-        println!(
+        crate::outln!(
             "reproduced: {} seed {}: {} (trace {})",
             r.scenario,
             r.seed,
             runner::describe(&out),
             r.trace_hash
         );
-        println!("offline check of the saved trace: {offline}");
+        crate::outln!("offline check of the saved trace: {offline}");
     } else {
-        println!("MISMATCH: {} seed {}", r.scenario, r.seed);
-        println!(
+        crate::outln!("MISMATCH: {} seed {}", r.scenario, r.seed);
+        crate::outln!(
             "  report: {:?} {:?} trace {}",
-            r.verdict.status, r.verdict.invariant, r.trace_hash
+            r.verdict.status,
+            r.verdict.invariant,
+            r.trace_hash
         );
-        println!(
+        crate::outln!(
             "  now:    {:?} {:?} trace {}",
             out.verdict.status,
             out.verdict.invariant,
             out.trace.hash_hex()
         );
         if let Some(i) = divergence {
-            println!("  first differing event: {i}");
+            crate::outln!("  first differing event: {i}");
         }
-        println!("  offline check of the saved trace: {offline}");
+        crate::outln!("  offline check of the saved trace: {offline}");
     }
     if reproduced {
         Exit::Clean

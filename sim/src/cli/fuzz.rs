@@ -2,10 +2,10 @@
 //! that did not simply pass, and a summary per scenario.
 
 use super::args::FuzzArgs;
-use super::progress::{parse_duration, Progress};
+use super::progress::Progress;
 use super::Exit;
 use crate::registry::Registry;
-use crate::runner::{fuzz_with, parse_seeds, parse_shard, pool, FuzzOptions, FuzzSummary, SeedDone};
+use crate::runner::{fuzz_with, parse_seeds, parse_shard, FuzzOptions, FuzzSummary, SeedDone};
 use std::time::Duration;
 
 /// With no seed range and no budget, fuzz runs about this long.
@@ -16,10 +16,14 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         Ok(r) => r.unwrap_or((0, u64::MAX)),
         Err(e) => return Exit::Bad(e),
     };
-    let budget = match a.budget.as_deref().map(parse_duration).transpose() {
+    let budget = match super::values::budget(a.budget.as_deref()) {
         Ok(Some(b)) => Some(b),
         Ok(None) if a.seeds.is_none() => Some(DEFAULT_BUDGET),
         Ok(None) => None,
+        Err(e) => return Exit::Bad(e),
+    };
+    let jobs = match super::values::jobs(a.jobs) {
+        Ok(j) => j,
         Err(e) => return Exit::Bad(e),
     };
     let shard = match a.shard.as_deref().map(parse_shard).transpose() {
@@ -34,7 +38,7 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         },
         seeds: lo..hi,
         budget,
-        jobs: pool::jobs(a.jobs),
+        jobs,
         shard,
         bugs: a.bugs.clone(),
         report_dir: Some(a.report_dir.clone()),
@@ -64,28 +68,51 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         progress.update(done, bad);
     });
     progress.finish();
-    match summary {
-        Ok(s) => print(&s, a.json),
-        Err(e) => Exit::Bad(e),
+    let s = match summary {
+        Ok(s) => s,
+        Err(e) => return Exit::Bad(e),
+    };
+    let doc = summary_json(&s, &a, (lo, hi), shard);
+    if let Some(path) = &a.summary {
+        let text = serde_json::to_vec_pretty(&doc).unwrap_or_default();
+        if let Err(e) = crate::files::write_atomic(path, &text) {
+            return Exit::Bad(format!("summary not written: {e}"));
+        }
+    }
+    let exit = print(&s, &doc, a.json);
+    match s.unwritten.first() {
+        Some(first) => Exit::Bad(format!(
+            "{} report(s) could not be written (first: {first})",
+            s.unwritten.len()
+        )),
+        None => exit,
     }
 }
 
-fn print(s: &FuzzSummary, json: bool) -> Exit {
+/// Everything the run decided, for `--json` and `--summary`.
+fn summary_json(s: &FuzzSummary, a: &FuzzArgs, seeds: (u64, u64), shard: (u64, u64)) -> serde_json::Value {
+    let v: Vec<_> = (0..s.scenarios.len())
+        .map(|i| {
+            serde_json::json!({"scenario": s.scenarios[i].name, "ok": s.scenario_ok(i), "tally": s.tallies[i],
+                "coverage_missing": s.missing(i), "expected_violation_unseen": s.expect_unmet(i)})
+        })
+        .collect();
+    serde_json::json!({
+        "dst_version": env!("CARGO_PKG_VERSION"), "scenario": a.scenario, "bugs": s.bugs,
+        "seeds": {"start": seeds.0, "end": (seeds.1 != u64::MAX).then_some(seeds.1)},
+        "shard": {"index": shard.0, "count": shard.1}, "budget": a.budget,
+        "seconds": s.took.as_secs_f64(), "interrupted": s.interrupted, "ok": s.ok(), "scenarios": v,
+    })
+}
+
+fn print(s: &FuzzSummary, doc: &serde_json::Value, json: bool) -> Exit {
     if json {
-        let v: Vec<_> = (0..s.scenarios.len())
-            .map(|i| {
-                serde_json::json!({"scenario": s.scenarios[i].name, "ok": s.scenario_ok(i), "tally": s.tallies[i],
-                    "coverage_missing": s.missing(i), "expected_violation_unseen": s.expect_unmet(i)})
-            })
-            .collect();
-        println!(
-            "{}",
-            serde_json::json!({"bugs": s.bugs, "seconds": s.took.as_secs_f64(), "scenarios": v})
-        );
+        crate::outln!("{doc}");
     } else {
-        println!(
-            "fuzz summary ({:.1} s{}):",
+        crate::outln!(
+            "fuzz summary ({:.1} s{}{}):",
             s.took.as_secs_f64(),
+            if s.interrupted { ", interrupted" } else { "" },
             if s.bugs.is_empty() {
                 String::new()
             } else {
@@ -95,7 +122,7 @@ fn print(s: &FuzzSummary, json: bool) -> Exit {
         let w = s.scenarios.iter().map(|sc| sc.name.len()).max().unwrap_or(0).max(22);
         for (i, (sc, t)) in s.scenarios.iter().zip(&s.tallies).enumerate() {
             let missing = s.missing(i);
-            println!(
+            crate::outln!(
                 "  {:<w$} {:>6} seeds  {:>6} pass  {:>5} expected  {:>4} unexpected  coverage {}/{}  {}",
                 sc.name,
                 t.seeds,
@@ -107,17 +134,17 @@ fn print(s: &FuzzSummary, json: bool) -> Exit {
                 if s.scenario_ok(i) { "ok" } else { "FAILED" }
             );
             if !missing.is_empty() && s.judges_coverage(i) {
-                println!(
+                crate::outln!(
                     "      coverage goals no seed reached: {}",
                     missing.iter().map(|g| g.as_str()).collect::<Vec<_>>().join(", ")
                 );
             }
             if s.expect_unmet(i) {
-                println!("      the expected violation was never seen");
+                crate::outln!("      the expected violation was never seen");
             }
             if t.undecided > 0 {
                 let shown: Vec<String> = t.undecided_seeds.iter().take(10).map(|s| s.to_string()).collect();
-                println!(
+                crate::outln!(
                     "      {} seeds passed undecided (a check ran out of budget): {}",
                     t.undecided,
                     shown.join(" ")
@@ -125,9 +152,12 @@ fn print(s: &FuzzSummary, json: bool) -> Exit {
             }
             if !t.failing_seeds.is_empty() {
                 let shown: Vec<String> = t.failing_seeds.iter().take(10).map(|s| s.to_string()).collect();
-                println!("      unexpected seeds: {}", shown.join(" "));
+                crate::outln!("      unexpected seeds: {}", shown.join(" "));
             }
         }
+    }
+    if s.interrupted {
+        super::interrupted_note("the summary counts only the seeds that finished");
     }
     if s.ok() {
         Exit::Clean

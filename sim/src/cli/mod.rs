@@ -18,6 +18,7 @@ mod mutants;
 mod progress;
 mod search;
 mod shrink;
+mod values;
 
 pub use args::{Cli, Cmd};
 pub use progress::parse_duration;
@@ -27,12 +28,19 @@ use clap::Parser;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-/// How a command ended, mapped to the documented exit codes.
+/// How a command ended, mapped to the exit codes README documents: 0 the
+/// outcome is what the run expected, 1 it is not, 2 bad input (or a file
+/// that could not be written), 3 undecided, 130 interrupted by a signal,
+/// 141 stdout closed.
 pub(crate) enum Exit {
-    /// Nothing violated (for replay: reproduced exactly).
+    /// What was expected: no violation nobody asked for (for replay:
+    /// reproduced exactly; for shrink: a smaller report written).
     Clean,
-    /// A violation (for replay: a mismatch).
+    /// Not what was expected: an unexpected violation, a mismatch, a bug
+    /// not found.
     Found,
+    /// No verdict: a check ran out of its budget.
+    Undecided,
     /// Bad input or usage; the message is the one line for stderr.
     Bad(String),
 }
@@ -41,10 +49,24 @@ pub(crate) enum Exit {
 /// `dst` binary.
 pub fn main(registry: Registry) -> ExitCode {
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_env_filter(log_filter())
         .with_writer(std::io::stderr)
         .try_init();
+    crate::interrupt::install();
     run(&registry, std::env::args_os())
+}
+
+/// `RUST_LOG`, less one madsim warning that would mislead: madsim seeds
+/// std's `RandomState` only for a thread's first runtime, and warns for the
+/// later ones that std `HashMap`s "will not be deterministic". No run here
+/// iterates a map with random order (a test scans the sources for them),
+/// so the warning is noise; README explains it.
+fn log_filter() -> tracing_subscriber::EnvFilter {
+    let f = tracing_subscriber::EnvFilter::from_default_env();
+    match "madsim::sim::rand=error".parse() {
+        Ok(d) => f.add_directive(d),
+        Err(_) => f,
+    }
 }
 
 /// Runs one command line (`args[0]` is the program name) with `registry`.
@@ -95,15 +117,24 @@ where
             };
             mutants::main(r, max_seeds, how, &bugs, jobs, &report_dir, json)
         }
-        Cmd::Check(args) => return check::main(&args),
+        Cmd::Check(args) => check::main(&args),
         Cmd::Bench { seeds, scenario, json } => bench::main(r, seeds, &scenario, json),
     };
-    match exit {
-        Exit::Clean => ExitCode::SUCCESS,
-        Exit::Found => ExitCode::from(1),
+    let code = match exit {
+        Exit::Clean => 0,
+        Exit::Found => 1,
+        Exit::Undecided => 3,
         Exit::Bad(msg) => {
-            eprintln!("dst: {msg}");
-            ExitCode::from(2)
+            crate::errln!("dst: {msg}");
+            return ExitCode::from(2);
         }
+    };
+    ExitCode::from(crate::interrupt::exit_code().unwrap_or(code))
+}
+
+/// The one line after a summary that an interruption cut short.
+pub(crate) fn interrupted_note(what: &str) {
+    if crate::interrupt::signalled() {
+        crate::errln!("dst: interrupted: {what}");
     }
 }

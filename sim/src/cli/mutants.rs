@@ -4,7 +4,6 @@
 use super::Exit;
 use crate::registry::Registry;
 use crate::runner::mutants::{mutants, targets, Hunt, HuntOptions};
-use crate::runner::pool;
 use std::path::Path;
 
 pub fn main(
@@ -23,10 +22,17 @@ pub fn main(
         Ok(t) => t,
         Err(e) => return Exit::Bad(e),
     };
+    let jobs = match super::values::jobs(jobs) {
+        Ok(j) => j,
+        Err(e) => return Exit::Bad(e),
+    };
+    if let Err(e) = crate::files::check_dir(dir) {
+        return Exit::Bad(format!("report folder: {e}"));
+    }
     let guided = how.guided;
-    let s = mutants(reg, chosen, max_seeds, pool::jobs(jobs), how, dir, |h: &Hunt| {
+    let s = mutants(reg, chosen, max_seeds, jobs, how, dir, |h: &Hunt| {
         if !json {
-            eprintln!(
+            crate::errln!(
                 "  {} : {}",
                 h.target.bug,
                 h.found_by.as_deref().map_or("not found".to_string(), |f| format!(
@@ -43,7 +49,7 @@ pub fn main(
             .iter()
             .map(|(sc, c)| serde_json::json!({"scenario": sc, "seeds": c.seeds, "unexpected": c.unexpected}))
             .collect();
-        println!(
+        crate::outln!(
             "{}",
             serde_json::json!({"max_seeds": max_seeds, "bugs": s.hunts, "correct": c, "median_seeds": median, "unfound": s.unfound(), "median_runs_guided": s.runs_to_find_guided().0})
         );
@@ -56,7 +62,7 @@ pub fn main(
             .max()
             .unwrap_or(0)
             .max(18);
-        println!(
+        crate::outln!(
             "{:<wb$} {:<6} {:<wi$} {:<21} {:>6} {:>9}{}",
             "bug",
             "source",
@@ -89,7 +95,7 @@ pub fn main(
                 )
             });
             let sh = shrunk(h);
-            println!(
+            crate::outln!(
                 "{:<wb$} {:<6} {:<wi$} {:<21} {:>6} {:>7.1} s{g}{sh}",
                 h.target.bug,
                 h.target.source,
@@ -99,10 +105,10 @@ pub fn main(
                 h.wall_ms as f64 / 1e3
             );
         }
-        println!();
+        crate::outln!();
         let wc = s.controls.keys().map(|k| k.len()).max().unwrap_or(0);
         for (sc, c) in &s.controls {
-            println!(
+            crate::outln!(
                 "control (correct model or fixed release) on {sc:<wc$} {:>6} seeds  {}",
                 c.seeds,
                 if c.unexpected.is_empty() {
@@ -112,7 +118,7 @@ pub fn main(
                 }
             );
         }
-        println!(
+        crate::outln!(
             "{} of {} bugs found; median seeds to find: {}; max: {}",
             s.hunts.len() - s.unfound(),
             s.hunts.len(),
@@ -126,13 +132,16 @@ pub fn main(
                 .iter()
                 .filter(|h| h.guided.as_ref().is_some_and(|g| g.found_by.is_some()))
                 .count();
-            println!(
+            crate::outln!(
                 "guided search: {found} of {} bugs found; median runs to find: {}; max: {}",
                 s.hunts.len(),
                 gm.map_or("-".into(), |m| m.to_string()),
                 gx.map_or("-".into(), |m| m.to_string())
             );
         }
+    }
+    if s.interrupted {
+        super::interrupted_note("hunts were cut short; a bug shown not found may not have had all its seeds");
     }
     if s.ok() {
         Exit::Clean

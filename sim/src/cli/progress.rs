@@ -44,7 +44,7 @@ impl Progress {
             b.set_message(msg);
         } else if !self.quiet && self.last_line.elapsed() >= Duration::from_secs(5) {
             self.last_line = Instant::now();
-            eprintln!("[{:>5.0}s] {done} seeds, {msg}", secs);
+            crate::errln!("[{:>5.0}s] {done} seeds, {msg}", secs);
         }
     }
 
@@ -52,7 +52,7 @@ impl Progress {
     pub fn line(&self, s: &str) {
         match &self.bar {
             Some(b) => b.println(s),
-            None => eprintln!("{s}"),
+            None => crate::errln!("{s}"),
         }
     }
 

@@ -2,25 +2,27 @@
 //! with `--compare`, plain fuzzing measured the same way beside it.
 
 use super::args::SearchArgs;
-use super::progress::parse_duration;
 use super::Exit;
 use crate::registry::Registry;
-use crate::runner::pool;
 use crate::search::{search, Point, SearchOptions, Side};
 
 pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
     if a.runs == 0 {
         return Exit::Bad("--runs must be at least 1".into());
     }
-    let budget = match a.budget.as_deref().map(parse_duration).transpose() {
+    let budget = match super::values::budget(a.budget.as_deref()) {
         Ok(b) => b,
+        Err(e) => return Exit::Bad(e),
+    };
+    let jobs = match super::values::jobs(a.jobs) {
+        Ok(j) => j,
         Err(e) => return Exit::Bad(e),
     };
     let opts = SearchOptions {
         scenario: a.scenario.clone(),
         runs: a.runs,
         budget,
-        jobs: pool::jobs(a.jobs),
+        jobs,
         seed: a.seed,
         bugs: a.bugs.clone(),
         report_dir: Some(a.report_dir.clone()),
@@ -33,7 +35,7 @@ pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
     let summary = search(reg, &opts, |p: &Point| {
         if !quiet && last.elapsed().as_secs() >= 5 {
             last = std::time::Instant::now();
-            eprintln!(
+            crate::errln!(
                 "[{:>5.0}s] {} runs, {} features{}, corpus {}",
                 p.seconds,
                 p.runs,
@@ -48,14 +50,14 @@ pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
         Err(e) => return Exit::Bad(e),
     };
     if a.json {
-        println!(
+        crate::outln!(
             "{}",
             serde_json::json!({"scenario": s.scenario.name, "seed": a.seed, "bugs": a.bugs,
                 "seconds": s.took.as_secs_f64(), "corpus": s.corpus, "guided": s.guided,
-                "plain": s.plain, "curve": s.curve})
+                "plain": s.plain, "curve": s.curve, "interrupted": s.interrupted})
         );
     } else {
-        println!(
+        crate::outln!(
             "search {} (campaign seed {}{}): {} guided runs in {:.1} s, corpus {}",
             s.scenario.name,
             a.seed,
@@ -75,11 +77,14 @@ pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
                 .iter()
                 .map(|p| format!("{}: {}/{}", p.runs, p.guided, p.plain.unwrap_or(0)))
                 .collect();
-            println!("  features by runs (guided/plain): {}", marks.join("  "));
+            crate::outln!("  features by runs (guided/plain): {}", marks.join("  "));
         }
         for r in s.guided.reports.iter().chain(s.plain.iter().flat_map(|p| &p.reports)) {
-            println!("  report: {}  (replay: dst replay {})", r.display(), r.display());
+            crate::outln!("  report: {}  (replay: dst replay {})", r.display(), r.display());
         }
+    }
+    if s.interrupted {
+        super::interrupted_note(&format!("the campaign stopped after {} guided runs", s.guided.runs));
     }
     if s.ok() {
         Exit::Clean
@@ -89,7 +94,7 @@ pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
 }
 
 fn line(name: &str, side: &Side) {
-    println!(
+    crate::outln!(
         "  {name}: {} runs ({:.1} s of runs), {} features ({} abstract states, {} transitions), {} violations ({} unexpected), first: {}",
         side.runs,
         side.run_seconds,

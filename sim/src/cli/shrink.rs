@@ -19,17 +19,17 @@ pub fn main(reg: &Registry, path: &Path, out: Option<PathBuf>, max_runs: u64, js
             .iter()
             .map(|(id, c)| serde_json::json!({"id": id, "chaos": what(c)}))
             .collect();
-        println!(
+        crate::outln!(
             "{}",
             serde_json::json!({
                 "plan": {"before": s.plan_from, "after": s.plan_to},
                 "chaos": {"before": s.chaos_from, "after": s.chaos_to, "left": left},
                 "events": {"before": s.events_from, "after": s.events_to},
                 "changed": s.changed, "runs": s.runs, "wall_ms": s.wall_ms,
-                "verdict": s.verdict, "report": s.report})
+                "verdict": s.verdict, "report": s.report, "interrupted": s.interrupted})
         );
     } else {
-        println!(
+        crate::outln!(
             "plan {} -> {} entries, chaos {} -> {} messages, events {} -> {}, {} runs, {:.1} s",
             s.plan_from,
             s.plan_to,
@@ -41,7 +41,7 @@ pub fn main(reg: &Registry, path: &Path, out: Option<PathBuf>, max_runs: u64, js
             s.wall_ms as f64 / 1e3
         );
         if !s.changed.is_empty() {
-            println!("changed: {}", s.changed.join(", "));
+            crate::outln!("changed: {}", s.changed.join(", "));
         }
         if !s.chaos_left.is_empty() {
             let mut left: Vec<String> = s
@@ -53,16 +53,19 @@ pub fn main(reg: &Registry, path: &Path, out: Option<PathBuf>, max_runs: u64, js
             if s.chaos_left.len() > SHOWN_MAX {
                 left.push(format!("{} more (--json lists them)", s.chaos_left.len() - SHOWN_MAX));
             }
-            println!("chaos left: {}", left.join(", "));
+            crate::outln!("chaos left: {}", left.join(", "));
         }
-        println!("{}", s.described);
-        println!(
+        crate::outln!("{}", s.described);
+        crate::outln!(
             "report: {}  (replay: dst replay {})",
             s.report.display(),
             s.report.display()
         );
     }
-    Exit::Found
+    if s.interrupted {
+        super::interrupted_note("shrinking stopped early; the report holds the smallest case found so far");
+    }
+    Exit::Clean
 }
 
 /// What chaos did to one message, in words.

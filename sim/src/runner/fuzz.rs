@@ -61,6 +61,8 @@ pub struct SeedDone {
     /// Some check could not reach a verdict within its budget.
     pub undecided: bool,
     pub report: Option<PathBuf>,
+    /// Why the seed's report could not be written.
+    pub report_error: Option<String>,
 }
 
 /// What the seeds of one scenario did.
@@ -90,6 +92,11 @@ pub struct FuzzSummary {
     pub tallies: Vec<Tally>,
     pub bugs: Vec<String>,
     pub took: Duration,
+    /// An interruption stopped the run before every seed was taken: the
+    /// tallies hold only the seeds that finished.
+    pub interrupted: bool,
+    /// Reports that could not be written, one line each: the run fails.
+    pub unwritten: Vec<String>,
 }
 
 impl FuzzSummary {
@@ -197,12 +204,16 @@ pub fn fuzz_with(
     for s in &scenarios {
         registry.validate(s, &opts.bugs)?;
     }
+    if let Some(dir) = &opts.report_dir {
+        crate::files::check_dir(dir).map_err(|e| format!("report folder: {e}"))?;
+    }
     let (shard_i, shard_n) = opts.shard;
     if shard_n == 0 || shard_i >= shard_n {
         return Err(format!("invalid shard {shard_i}/{shard_n}"));
     }
     let started = Instant::now();
-    let deadline = opts.budget.map(|b| started + b);
+    // A budget too long to add to the clock is no budget at all.
+    let deadline = opts.budget.and_then(|b| started.checked_add(b));
     let n_sc = scenarios.len();
     let items = opts
         .seeds
@@ -210,6 +221,7 @@ pub fn fuzz_with(
         .filter(move |s| s % shard_n == shard_i)
         .flat_map(move |seed| (0..n_sc).map(move |sc| (sc, seed)));
     let mut tallies: Vec<Tally> = scenarios.iter().map(|_| Tally::default()).collect();
+    let mut unwritten = Vec::new();
     let (scs, bugs, dir, twice) = (&scenarios, &opts.bugs, opts.report_dir.as_deref(), opts.determinism);
     pool::run(
         items,
@@ -218,6 +230,7 @@ pub fn fuzz_with(
         |(sc, seed)| one(registry, scs, sc, seed, bugs, dir, twice),
         |d: SeedDone| {
             tally(&mut tallies[d.scenario], &d);
+            unwritten.extend(d.report_error.clone());
             on_seed(&d);
         },
     );
@@ -231,6 +244,8 @@ pub fn fuzz_with(
         tallies,
         bugs: opts.bugs.clone(),
         took: started.elapsed(),
+        interrupted: crate::interrupt::stopping(),
+        unwritten,
     })
 }
 
@@ -276,6 +291,7 @@ fn one(
         violated: None,
         undecided: false,
         report: None,
+        report_error: None,
     };
     let (out, wall_ms) = match run_seed(registry, s, seed, bugs, None) {
         Err(e) => {
@@ -297,7 +313,7 @@ fn one(
     let class = registry.classify(&out, s, bugs);
     d.coverage = out.coverage.iter().cloned().collect();
     d.violated = outcome::cause(&out);
-    d.undecided = out.counters.iter().any(|(k, v)| k.ends_with("_unknown") && *v > 0);
+    d.undecided = outcome::undecided(&out);
     if out.verdict.status != Status::Pass {
         let tag = if class == Class::Unexpected {
             "UNEXPECTED"
@@ -309,7 +325,10 @@ fn one(
             let path = outcome::report_path(dir, &s.name, seed, bugs);
             match outcome::report(&out, class, s, seed, bugs, wall_ms, &path).write(&path) {
                 Ok(()) => d.report = Some(path),
-                Err(e) => d.line.push_str(&format!(" (report not written: {e})")),
+                Err(e) => {
+                    d.line.push_str(&format!(" (report not written: {e})"));
+                    d.report_error = Some(e);
+                }
             }
         }
     }

@@ -21,7 +21,7 @@ pub mod shrink;
 
 pub use corpus::{corpus, CorpusLine};
 pub use fuzz::{fuzz, fuzz_with, parse_seeds, parse_shard, FuzzOptions, FuzzSummary, SeedDone, Tally};
-pub use outcome::{cause, cause_of, classify, describe, report, report_path, Class, PANIC};
+pub use outcome::{cause, cause_of, classify, describe, report, report_path, undecided, Class, PANIC};
 
 use crate::nemesis::PlanEntry;
 use crate::registry::Registry;

@@ -95,6 +95,8 @@ pub struct Control {
 pub struct MutantsSummary {
     pub hunts: Vec<Hunt>,
     pub controls: BTreeMap<String, Control>,
+    /// An interruption cut hunts short: a bug not found may not have had its seeds.
+    pub interrupted: bool,
 }
 
 impl MutantsSummary {
@@ -240,7 +242,11 @@ pub fn mutants(
             c.unexpected.extend(bad);
         },
     );
-    MutantsSummary { hunts, controls }
+    MutantsSummary {
+        hunts,
+        controls,
+        interrupted: crate::interrupt::stopping(),
+    }
 }
 
 fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path) -> Hunt {
@@ -266,6 +272,9 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path) -> Hunt
     };
     let skip = passed_over(&h.target, &registry.expected_causes(&scenario));
     for seed in 0..max_seeds {
+        if crate::interrupt::stopping() {
+            break;
+        }
         h.seeds = seed + 1;
         let (out, wall_ms) = match run_seed(registry, &scenario, seed, &bugs, None) {
             Err(e) => {
@@ -285,11 +294,9 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path) -> Hunt
         h.found_by = Some(cause);
         let path = outcome::report_path(dir, &scenario.name, seed, &bugs);
         let class = registry.classify(&out, &scenario, &bugs);
-        if outcome::report(&out, class, &scenario, seed, &bugs, wall_ms, &path)
-            .write(&path)
-            .is_ok()
-        {
-            h.report = Some(path);
+        match outcome::report(&out, class, &scenario, seed, &bugs, wall_ms, &path).write(&path) {
+            Ok(()) => h.report = Some(path),
+            Err(e) => h.error = Some(format!("report not written: {e}")),
         }
         break;
     }

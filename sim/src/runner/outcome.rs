@@ -36,6 +36,12 @@ pub fn cause_of(verdict: &Verdict, trace: &[Event]) -> Option<String> {
     }
 }
 
+/// Whether some check of the run ran out of its budget without a verdict
+/// (its `*_unknown` counter moved): a pass that proves less than it says.
+pub fn undecided(out: &RunOutcome) -> bool {
+    out.counters.iter().any(|(k, v)| k.ends_with("_unknown") && *v > 0)
+}
+
 /// The cause a model panic counts as.
 pub const PANIC: &str = "panic";
 

@@ -13,9 +13,10 @@ pub fn jobs(requested: Option<usize>) -> usize {
         .max(1)
 }
 
-/// Run `work` over `items` on `jobs` threads until the items run out or
-/// `deadline` passes (no new item starts after it); `on_result` sees each
-/// result on the calling thread.
+/// Run `work` over `items` on `jobs` threads until the items run out,
+/// `deadline` passes or an interruption asks to stop (no new item starts
+/// after either; items in flight finish); `on_result` sees each result on
+/// the calling thread.
 pub fn run<T, R, I, W, C>(items: I, jobs: usize, deadline: Option<Instant>, work: W, mut on_result: C)
 where
     T: Send,
@@ -31,7 +32,7 @@ where
             let tx = tx.clone();
             let (items, work) = (&items, &work);
             s.spawn(move || loop {
-                if deadline.is_some_and(|d| Instant::now() >= d) {
+                if crate::interrupt::stopping() || deadline.is_some_and(|d| Instant::now() >= d) {
                     return;
                 }
                 let next = items.lock().map(|mut it| it.next()).unwrap_or(None);

@@ -101,6 +101,8 @@ pub struct SearchSummary {
     pub corpus: usize,
     pub curve: Vec<Point>,
     pub took: Duration,
+    /// An interruption ended the campaign early.
+    pub interrupted: bool,
 }
 
 impl SearchSummary {
@@ -136,6 +138,9 @@ pub fn search(
 ) -> Result<SearchSummary, String> {
     let scenario = registry.load(&opts.scenario)?;
     registry.validate(&scenario, &opts.bugs)?;
+    if let Some(dir) = &opts.report_dir {
+        crate::files::check_dir(dir).map_err(|e| format!("report folder: {e}"))?;
+    }
     let started = Instant::now();
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
     let space = Space::new(&scenario, &mut stream(opts.seed, Stream::Plan));
@@ -148,7 +153,10 @@ pub fn search(
     let mut plain = opts.compare.then(Side::default);
     let mut curve = Vec::new();
     let plain_base = opts.seed.wrapping_mul(1_000_003).wrapping_add(1 << 40);
-    while guided.runs < opts.runs && !opts.budget.is_some_and(|b| started.elapsed() >= b) {
+    while guided.runs < opts.runs
+        && !opts.budget.is_some_and(|b| started.elapsed() >= b)
+        && !crate::interrupt::stopping()
+    {
         let n = batch.min(opts.runs - guided.runs);
         let cands: Vec<Option<Candidate>> = (0..n)
             .map(|k| {
@@ -230,6 +238,7 @@ pub fn search(
         corpus: corpus.len(),
         curve,
         took: started.elapsed(),
+        interrupted: crate::interrupt::stopping(),
     })
 }
 

@@ -83,7 +83,12 @@ impl<'a> Judge<'a> {
         })
     }
 
+    /// Runs still allowed: none once an interruption asks to stop, so the
+    /// best case so far is written instead of lost.
     fn left(&self) -> u64 {
+        if crate::interrupt::stopping() {
+            return 0;
+        }
         self.max_runs.saturating_sub(self.runs)
     }
 

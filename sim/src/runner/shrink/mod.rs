@@ -46,6 +46,8 @@ pub struct Shrunk {
     pub described: String,
     /// Where the shrunk report was written.
     pub report: PathBuf,
+    /// An interruption stopped shrinking early: the report holds the best so far.
+    pub interrupted: bool,
 }
 
 /// Shrinks the report at `path` within `max_runs` runs and writes the
@@ -105,5 +107,6 @@ pub fn shrink(registry: &Registry, path: &Path, out: Option<PathBuf>, max_runs: 
         verdict: o.verdict.clone(),
         described: outcome::describe(&o),
         report: dest,
+        interrupted: crate::interrupt::stopping(),
     })
 }

@@ -1,0 +1,254 @@
+//! Exit codes by the one rule README gives, interruption by a real signal,
+//! a closed stdout, and files dst refuses to write over.
+
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+
+fn dst() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_dst"))
+}
+
+fn out(args: &[&str]) -> Output {
+    dst().args(args).output().expect("dst runs")
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dst-exits-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn assert_bad(o: &Output, needle: &str) {
+    let e = err(o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "one line: {e}");
+    assert!(e.contains(needle), "'{needle}' not in: {e}");
+}
+
+/// Files whose name says they are temporary, anywhere under `dir`.
+fn temporaries(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else { return found };
+    for e in rd {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            found.extend(temporaries(&p));
+        } else if p.to_string_lossy().ends_with(".tmp") {
+            found.push(p);
+        }
+    }
+    found
+}
+
+fn interrupt(child: &Child) {
+    let ok = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(ok.success());
+}
+
+/// A scenario whose every run ends in an error nobody expects: an event
+/// budget far too small for it.
+fn starved_scenario(dir: &Path) -> PathBuf {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/raft-crash-restart.json");
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(base).unwrap()).unwrap();
+    v["name"] = "starved".into();
+    v["event_budget"] = 200.into();
+    let p = dir.join("starved.json");
+    std::fs::write(&p, v.to_string()).unwrap();
+    p
+}
+
+#[test]
+fn run_and_fuzz_exit_one_only_on_what_nobody_expected() {
+    let d = scratch("unexpected");
+    let sc = starved_scenario(&d);
+    let rd = d.join("reports");
+    let r = out(&[
+        "run",
+        sc.to_str().unwrap(),
+        "--report",
+        rd.join("r.json").to_str().unwrap(),
+    ]);
+    assert_eq!(r.status.code(), Some(1), "{}", err(&r));
+    let f = out(&[
+        "fuzz",
+        sc.to_str().unwrap(),
+        "--seeds",
+        "0..2",
+        "--report-dir",
+        rd.to_str().unwrap(),
+    ]);
+    assert_eq!(f.status.code(), Some(1), "{}", err(&f));
+    let ok = out(&[
+        "run",
+        "raft-snapshot",
+        "--bug",
+        "apply-requeue",
+        "--report",
+        rd.join("b.json").to_str().unwrap(),
+    ]);
+    assert_eq!(ok.status.code(), Some(0), "asked for by --bug: {}", err(&ok));
+    let m = out(&[
+        "mutants",
+        "--bug",
+        "apply-requeue",
+        "--max-seeds",
+        "30",
+        "--report-dir",
+        rd.to_str().unwrap(),
+    ]);
+    assert_eq!(m.status.code(), Some(0), "{}", String::from_utf8_lossy(&m.stdout));
+}
+
+#[test]
+fn zero_jobs_and_zero_budgets_are_refused() {
+    assert_bad(
+        &out(&["fuzz", "raft-crash-restart", "--seeds", "0..2", "--jobs", "0"]),
+        "--jobs must be at least 1",
+    );
+    assert_bad(
+        &out(&["fuzz", "raft-crash-restart", "--budget", "0s"]),
+        "--budget must be above zero",
+    );
+    assert_bad(
+        &out(&["search", "raft-crash-restart", "--budget", "0"]),
+        "--budget must be above zero",
+    );
+    assert_bad(&out(&["mutants", "--jobs", "0"]), "--jobs must be at least 1");
+}
+
+#[test]
+fn reports_never_replace_what_is_not_a_plain_file() {
+    let d = scratch("targets");
+    let plain = d.join("plain");
+    std::fs::write(&plain, b"mine").unwrap();
+    let o = out(&[
+        "fuzz",
+        "raft-snapshot",
+        "--bug",
+        "apply-requeue",
+        "--seeds",
+        "0..2",
+        "--report-dir",
+        plain.to_str().unwrap(),
+    ]);
+    assert_bad(&o, "is not a folder");
+    let precious = d.join("precious");
+    std::fs::write(&precious, b"keep").unwrap();
+    let link = d.join("link.json");
+    std::os::unix::fs::symlink(&precious, &link).unwrap();
+    assert_bad(
+        &out(&["run", "raft-partitions", "--report", link.to_str().unwrap()]),
+        "symbolic link",
+    );
+    assert_eq!(std::fs::read(&precious).unwrap(), b"keep");
+    let fifo = d.join("fifo.json");
+    if Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+        assert_bad(
+            &out(&["run", "raft-partitions", "--report", fifo.to_str().unwrap()]),
+            "not a regular file",
+        );
+    }
+    assert_bad(
+        &out(&["run", "raft-partitions", "--report", d.to_str().unwrap()]),
+        "is a folder",
+    );
+    assert!(temporaries(&d).is_empty(), "{:?}", temporaries(&d));
+}
+
+#[test]
+fn ctrl_c_during_fuzz_prints_and_writes_the_summary_and_exits_130() {
+    let d = scratch("sigint-fuzz");
+    let summary = d.join("summary.json");
+    let rd = d.join("reports");
+    let child = dst()
+        .args(["fuzz", "raft-swarm", "--seeds", "0..1000000", "--jobs", "1"])
+        .args([
+            "--summary",
+            summary.to_str().unwrap(),
+            "--report-dir",
+            rd.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2_000));
+    interrupt(&child);
+    let o = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(130), "{text}\n{}", err(&o));
+    assert!(text.contains("interrupted"), "{text}");
+    assert!(err(&o).contains("dst: interrupted"), "{}", err(&o));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    assert_eq!(v["interrupted"], true);
+    let seeds = v["scenarios"][0]["tally"]["seeds"].as_u64().unwrap();
+    assert!(seeds >= 1 && seeds < 1_000_000, "{seeds}");
+    assert!(temporaries(&d).is_empty(), "{:?}", temporaries(&d));
+}
+
+#[test]
+fn ctrl_c_during_shrink_writes_the_best_so_far() {
+    let d = scratch("sigint-shrink");
+    let report = d.join("found.json");
+    let o = out(&[
+        "run",
+        "raft-crash-restart",
+        "--bug",
+        "reply-before-durable",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let shrunk = d.join("shrunk.json");
+    let child = dst()
+        .args([
+            "shrink",
+            report.to_str().unwrap(),
+            "--out",
+            shrunk.to_str().unwrap(),
+            "--max-runs",
+            "100000",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1_500));
+    interrupt(&child);
+    let o = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    // Shrinking may have finished before the signal on a fast machine.
+    assert!(matches!(o.status.code(), Some(130) | Some(0)), "{text}\n{}", err(&o));
+    if o.status.code() == Some(130) {
+        assert!(err(&o).contains("smallest case found so far"), "{}", err(&o));
+    }
+    assert!(text.contains("report: "), "{text}");
+    let r = out(&["replay", shrunk.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(0), "{}", String::from_utf8_lossy(&r.stdout));
+    assert!(temporaries(&d).is_empty(), "{:?}", temporaries(&d));
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = dst()
+        .args(["list"])
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(141), "{}", err(&o));
+    assert!(err(&o).is_empty(), "quietly: {}", err(&o));
+}
