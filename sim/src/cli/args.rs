@@ -38,6 +38,9 @@ pub enum Cmd {
     },
     /// Run many seeds of one scenario, or of all built-in scenarios.
     Fuzz(FuzzArgs),
+    /// One verdict over the shards of a fuzz campaign: coverage goals and
+    /// declared violations judged on the union, exit code as for fuzz.
+    Merge(MergeArgs),
     /// Coverage-guided search: mutate the fault plans, seeds and drawn
     /// configurations of runs that reached something new.
     Search(SearchArgs),
@@ -108,9 +111,15 @@ pub struct FuzzArgs {
     /// Worker threads, each with its own runtime (default: all cores).
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// Run only seeds s with s % N == I.
+    /// Run only seeds s with s % N == I; also read from DST_SHARD and
+    /// DST_SHARDS, or JOB_COMPLETION_INDEX and DST_SHARDS. One shard of
+    /// several leaves coverage and declared violations to `dst merge`.
     #[arg(long)]
     pub shard: Option<String>,
+    /// With --shard: judge coverage and declared violations on this shard's
+    /// seeds alone instead of leaving them to `dst merge`.
+    #[arg(long)]
+    pub judge_slice: bool,
     #[arg(long = "bug")]
     pub bugs: Vec<String>,
     #[arg(long, default_value = "reports")]
@@ -118,10 +127,29 @@ pub struct FuzzArgs {
     /// Run every seed twice and fail on any difference in trace hash.
     #[arg(long)]
     pub determinism: bool,
+    #[command(flatten)]
+    pub out: VerdictOut,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// Summary files of the shards (`fuzz --summary`).
+    #[arg(required = true)]
+    pub summaries: Vec<PathBuf>,
+    #[command(flatten)]
+    pub out: VerdictOut,
+}
+
+/// Where a fuzz verdict goes besides the terminal.
+#[derive(clap::Args, Debug)]
+pub struct VerdictOut {
     /// Also write the summary (as --json prints it) to this file; written
-    /// when interrupted too, marked so.
+    /// when interrupted too, marked so. `dst merge` reads it.
     #[arg(long)]
     pub summary: Option<PathBuf>,
+    /// Also write the verdict as JUnit XML.
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
     #[arg(long)]
     pub json: bool,
 }

@@ -1,11 +1,13 @@
 //! `dst fuzz`: the runner's fuzz with a progress bar, a line for every seed
-//! that did not simply pass, and a summary per scenario.
+//! that did not simply pass, and a summary per scenario; also as a file to
+//! merge shards by, as JUnit XML and as a CI job summary.
 
-use super::args::FuzzArgs;
+use super::args::{FuzzArgs, VerdictOut};
 use super::progress::Progress;
 use super::Exit;
 use crate::registry::Registry;
-use crate::runner::{fuzz_with, parse_seeds, parse_shard, FuzzOptions, FuzzSummary, SeedDone};
+use crate::runner::record::{FuzzRecord, SeedSpan, ShardOf};
+use crate::runner::{ci, fuzz_with, parse_seeds, parse_shard, FuzzOptions, SeedDone};
 use std::time::Duration;
 
 /// With no seed range and no budget, fuzz runs about this long.
@@ -27,9 +29,16 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         Err(e) => return Exit::Bad(e),
     };
     let shard = match a.shard.as_deref().map(parse_shard).transpose() {
-        Ok(s) => s.unwrap_or((0, 1)),
+        Ok(Some(s)) => s,
+        Ok(None) => match shard_from_env(&|k| std::env::var(k).ok()) {
+            Ok(s) => s.unwrap_or((0, 1)),
+            Err(e) => return Exit::Bad(e),
+        },
         Err(e) => return Exit::Bad(e),
     };
+    if let Err(e) = check_targets(&a.out) {
+        return Exit::Bad(e);
+    }
     let opts = FuzzOptions {
         scenarios: if a.scenario == "all" {
             vec![]
@@ -43,6 +52,7 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         bugs: a.bugs.clone(),
         report_dir: Some(a.report_dir.clone()),
         determinism: a.determinism,
+        judge_slice: a.judge_slice,
     };
     let n_sc = if opts.scenarios.is_empty() {
         reg.scenarios().len() as u64
@@ -50,7 +60,7 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         1
     };
     let total = (hi != u64::MAX).then(|| (hi - lo).div_ceil(shard.1) * n_sc);
-    let mut progress = Progress::new(total, a.json);
+    let mut progress = Progress::new(total, a.out.json);
     let (mut done, mut bad) = (0u64, 0u64);
     let summary = fuzz_with(reg, &opts, |d: &SeedDone| {
         done += 1;
@@ -72,46 +82,94 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         Ok(s) => s,
         Err(e) => return Exit::Bad(e),
     };
-    let doc = summary_json(&s, &a, (lo, hi), shard);
-    if let Some(path) = &a.summary {
-        let text = serde_json::to_vec_pretty(&doc).unwrap_or_default();
+    let seeds = SeedSpan {
+        start: lo,
+        end: (hi != u64::MAX).then_some(hi),
+    };
+    let shard = ShardOf {
+        index: shard.0,
+        count: shard.1,
+    };
+    let rec = FuzzRecord::of(&s, seeds, shard, a.budget.clone());
+    let exit = publish(&rec, &a.out);
+    match s.unwritten.first() {
+        Some(first) if matches!(exit, Exit::Clean | Exit::Found) => Exit::Bad(format!(
+            "{} report(s) could not be written (first: {first})",
+            s.unwritten.len()
+        )),
+        _ => exit,
+    }
+}
+
+/// The shard from the environment a scheduler sets: `DST_SHARD` and
+/// `DST_SHARDS`, or a Kubernetes Indexed Job's `JOB_COMPLETION_INDEX` with
+/// `DST_SHARDS`. None when neither is set.
+pub fn shard_from_env(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<(u64, u64)>, String> {
+    let index = var("DST_SHARD").map(|v| ("DST_SHARD", v));
+    let index = index.or_else(|| var("JOB_COMPLETION_INDEX").map(|v| ("JOB_COMPLETION_INDEX", v)));
+    let count = var("DST_SHARDS");
+    match (index, count) {
+        (None, None) => Ok(None),
+        (Some((name, _)), None) => Err(format!("{name} is set but DST_SHARDS (the shard count) is not")),
+        (None, Some(_)) => Err("DST_SHARDS is set but neither DST_SHARD nor JOB_COMPLETION_INDEX is".into()),
+        (Some((name, i)), Some(n)) => parse_shard(&format!("{}/{}", i.trim(), n.trim()))
+            .map(Some)
+            .map_err(|e| format!("{name}={i}, DST_SHARDS={n}: {e}")),
+    }
+}
+
+/// Prints a verdict and writes it where asked: the summary file, JUnit XML,
+/// and the job summary of GitHub Actions when `GITHUB_STEP_SUMMARY` names one.
+pub(crate) fn publish(rec: &FuzzRecord, out: &VerdictOut) -> Exit {
+    if let Some(path) = &out.summary {
+        let text = serde_json::to_vec_pretty(rec).unwrap_or_default();
         if let Err(e) = crate::files::write_atomic(path, &text) {
             return Exit::Bad(format!("summary not written: {e}"));
         }
     }
-    let exit = print(&s, &doc, a.json);
-    match s.unwritten.first() {
-        Some(first) => Exit::Bad(format!(
-            "{} report(s) could not be written (first: {first})",
-            s.unwritten.len()
-        )),
-        None => exit,
+    if let Some(path) = &out.junit {
+        if let Err(e) = crate::files::write_atomic(path, ci::junit(rec).as_bytes()) {
+            return Exit::Bad(format!("JUnit XML not written: {e}"));
+        }
     }
+    if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
+        use std::io::Write;
+        let appended = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(ci::markdown(rec).as_bytes()));
+        if let Err(e) = appended {
+            crate::errln!(
+                "dst: job summary not written to {}: {e}",
+                std::path::Path::new(&path).display()
+            );
+        }
+    }
+    print(rec, out.json)
 }
 
-/// Everything the run decided, for `--json` and `--summary`.
-fn summary_json(s: &FuzzSummary, a: &FuzzArgs, seeds: (u64, u64), shard: (u64, u64)) -> serde_json::Value {
-    let v: Vec<_> = (0..s.scenarios.len())
-        .map(|i| {
-            serde_json::json!({"scenario": s.scenarios[i].name, "ok": s.scenario_ok(i), "tally": s.tallies[i],
-                "coverage_missing": s.missing(i), "expected_violation_unseen": s.expect_unmet(i)})
-        })
-        .collect();
-    serde_json::json!({
-        "dst_version": env!("CARGO_PKG_VERSION"), "scenario": a.scenario, "bugs": s.bugs,
-        "seeds": {"start": seeds.0, "end": (seeds.1 != u64::MAX).then_some(seeds.1)},
-        "shard": {"index": shard.0, "count": shard.1}, "budget": a.budget,
-        "seconds": s.took.as_secs_f64(), "interrupted": s.interrupted, "ok": s.ok(), "scenarios": v,
-    })
+/// The files a verdict goes to, refused before any work if they are not
+/// plain files.
+pub(crate) fn check_targets(out: &VerdictOut) -> Result<(), String> {
+    [&out.summary, &out.junit]
+        .into_iter()
+        .flatten()
+        .try_for_each(|p| crate::files::refuse_special(p))
 }
 
-fn print(s: &FuzzSummary, doc: &serde_json::Value, json: bool) -> Exit {
+fn print(s: &FuzzRecord, json: bool) -> Exit {
     if json {
-        crate::outln!("{doc}");
+        crate::outln!("{}", serde_json::to_string(s).unwrap_or_default());
     } else {
+        let shards = match (s.merged.len(), s.shard.count) {
+            (0, 1) => String::new(),
+            (0, n) => format!(", shard {}/{n}", s.shard.index),
+            (m, _) => format!(", {m} shards merged"),
+        };
         crate::outln!(
-            "fuzz summary ({:.1} s{}{}):",
-            s.took.as_secs_f64(),
+            "fuzz summary ({:.1} s{shards}{}{}):",
+            s.seconds,
             if s.interrupted { ", interrupted" } else { "" },
             if s.bugs.is_empty() {
                 String::new()
@@ -119,27 +177,38 @@ fn print(s: &FuzzSummary, doc: &serde_json::Value, json: bool) -> Exit {
                 format!(", bugs: {}", s.bugs.join(" "))
             }
         );
-        let w = s.scenarios.iter().map(|sc| sc.name.len()).max().unwrap_or(0).max(22);
-        for (i, (sc, t)) in s.scenarios.iter().zip(&s.tallies).enumerate() {
-            let missing = s.missing(i);
+        let w = s
+            .scenarios
+            .iter()
+            .map(|sc| sc.scenario.len())
+            .max()
+            .unwrap_or(0)
+            .max(22);
+        for (i, sc) in s.scenarios.iter().enumerate() {
+            let t = &sc.tally;
+            let judge = s.judge(i);
             crate::outln!(
                 "  {:<w$} {:>6} seeds  {:>6} pass  {:>5} expected  {:>4} unexpected  coverage {}/{}  {}",
-                sc.name,
+                sc.scenario,
                 t.seeds,
                 t.pass,
                 t.expected,
                 t.unexpected,
-                sc.coverage.len() - missing.len(),
-                sc.coverage.len(),
-                if s.scenario_ok(i) { "ok" } else { "FAILED" }
+                sc.goals.len() - sc.coverage_missing.len(),
+                sc.goals.len(),
+                match (sc.ok, s.deferred) {
+                    (false, _) => "FAILED",
+                    (true, true) => "ok so far (coverage and declared violations: dst merge)",
+                    (true, false) => "ok",
+                }
             );
-            if !missing.is_empty() && s.judges_coverage(i) {
+            if !sc.coverage_missing.is_empty() && judge.judges_coverage() {
                 crate::outln!(
                     "      coverage goals no seed reached: {}",
-                    missing.iter().map(|g| g.as_str()).collect::<Vec<_>>().join(", ")
+                    sc.coverage_missing.join(", ")
                 );
             }
-            if s.expect_unmet(i) {
+            if sc.expected_violation_unseen {
                 crate::outln!("      the expected violation was never seen");
             }
             if t.undecided > 0 {
@@ -150,18 +219,50 @@ fn print(s: &FuzzSummary, doc: &serde_json::Value, json: bool) -> Exit {
                     shown.join(" ")
                 );
             }
-            if !t.failing_seeds.is_empty() {
-                let shown: Vec<String> = t.failing_seeds.iter().take(10).map(|s| s.to_string()).collect();
-                crate::outln!("      unexpected seeds: {}", shown.join(" "));
+            for seed in t.failing_seeds.iter().take(10) {
+                crate::outln!(
+                    "      unexpected seed {seed}: {}",
+                    ci::replay_command(s, &sc.scenario, *seed)
+                );
+            }
+            if t.failing_seeds.len() > 10 {
+                crate::outln!("      and {} more unexpected seeds", t.failing_seeds.len() - 10);
             }
         }
     }
     if s.interrupted {
         super::interrupted_note("the summary counts only the seeds that finished");
     }
-    if s.ok() {
+    if s.ok {
         Exit::Clean
     } else {
         Exit::Found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shard_from_env;
+
+    fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+    }
+
+    #[test]
+    fn the_shard_comes_from_what_schedulers_set() {
+        assert_eq!(shard_from_env(&env(&[])), Ok(None));
+        assert_eq!(
+            shard_from_env(&env(&[("DST_SHARD", "2"), ("DST_SHARDS", "8")])),
+            Ok(Some((2, 8)))
+        );
+        assert_eq!(
+            shard_from_env(&env(&[("JOB_COMPLETION_INDEX", "7"), ("DST_SHARDS", "8")])),
+            Ok(Some((7, 8)))
+        );
+        assert!(shard_from_env(&env(&[("JOB_COMPLETION_INDEX", "8"), ("DST_SHARDS", "8")])).is_err());
+        assert!(shard_from_env(&env(&[("DST_SHARD", "1")]))
+            .unwrap_err()
+            .contains("DST_SHARDS"));
+        assert!(shard_from_env(&env(&[("DST_SHARDS", "4")])).is_err());
     }
 }

@@ -14,6 +14,7 @@ mod bench;
 mod check;
 mod commands;
 mod fuzz;
+mod merge;
 mod mutants;
 mod progress;
 mod search;
@@ -95,6 +96,7 @@ where
         } => commands::run(r, &scenario, seed, &bugs, report, json),
         Cmd::Replay { report, json } => commands::replay(r, &report, json),
         Cmd::Fuzz(args) => fuzz::main(r, args),
+        Cmd::Merge(args) => merge::main(&args),
         Cmd::Search(args) => search::main(r, args),
         Cmd::Shrink {
             report,

@@ -4,11 +4,11 @@
 //! violation a scenario declares seen at least once.
 
 use super::outcome::{self, Class};
+use super::tally::{Declared, Judge, Tally};
 use super::{pool, run_seed};
 use crate::registry::Registry;
 use crate::scenario::{Expect, Scenario};
 use crate::world::Status;
-use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -31,6 +31,9 @@ pub struct FuzzOptions {
     pub report_dir: Option<PathBuf>,
     /// Run every seed twice and count a differing trace hash as a failure.
     pub determinism: bool,
+    /// Judge coverage and declared violations on this shard's slice alone
+    /// instead of leaving them to a merge.
+    pub judge_slice: bool,
 }
 
 impl FuzzOptions {
@@ -45,6 +48,7 @@ impl FuzzOptions {
             bugs: Vec::new(),
             report_dir: None,
             determinism: false,
+            judge_slice: false,
         }
     }
 }
@@ -63,25 +67,8 @@ pub struct SeedDone {
     pub report: Option<PathBuf>,
     /// Why the seed's report could not be written.
     pub report_error: Option<String>,
-}
-
-/// What the seeds of one scenario did.
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct Tally {
-    pub seeds: u64,
-    pub pass: u64,
-    pub expected: u64,
-    pub unexpected: u64,
-    /// Seeds that passed only because a check ran out of budget undecided.
-    pub undecided: u64,
-    pub undecided_seeds: Vec<u64>,
-    /// goal -> seeds that reached it
-    pub coverage: BTreeMap<String, u64>,
-    /// cause (an invariant, or `panic`) -> seeds that showed it
-    pub violations: BTreeMap<String, u64>,
-    pub failing_seeds: Vec<u64>,
-    /// Seed -> its line, for the unexpected ones.
-    pub failures: BTreeMap<u64, String>,
+    /// The run's trace hash; empty if it could not run.
+    pub trace_hash: String,
 }
 
 /// The verdict over a whole fuzz run.
@@ -97,40 +84,44 @@ pub struct FuzzSummary {
     pub interrupted: bool,
     /// Reports that could not be written, one line each: the run fails.
     pub unwritten: Vec<String>,
+    /// One shard of several: coverage goals and declared violations are
+    /// judged over all shards by `dst merge`, not on this slice.
+    pub deferred: bool,
 }
 
 impl FuzzSummary {
+    /// The verdict over scenario `i`'s seeds.
+    pub fn judge(&self, i: usize) -> Judge<'_> {
+        Judge {
+            declared: Declared {
+                goals: &self.scenarios[i].coverage,
+                expected: &self.expected[i],
+                real_bugs: matches!(self.scenarios[i].expect, Expect::RealBugs(_)),
+            },
+            tally: &self.tallies[i],
+            bugs: &self.bugs,
+            deferred: self.deferred,
+        }
+    }
+
     /// Coverage goals of scenario `i` that no seed reached.
     pub fn missing(&self, i: usize) -> Vec<&String> {
-        let t = &self.tallies[i];
-        self.scenarios[i]
-            .coverage
-            .iter()
-            .filter(|g| !t.coverage.contains_key(*g))
-            .collect()
+        self.judge(i).missing()
     }
 
     /// The scenario declares a violation (or a real bug) that no seed showed.
     pub fn expect_unmet(&self, i: usize) -> bool {
-        let t = &self.tallies[i];
-        let expected = &self.expected[i];
-        self.bugs.is_empty()
-            && t.seeds > 0
-            && !expected.is_empty()
-            && !expected.iter().any(|c| t.violations.contains_key(c))
+        self.judge(i).expect_unmet()
     }
 
-    /// Whether coverage goals count for scenario `i`. Runs with a bug switch,
-    /// or of a release with known real bugs, stop at the violation, so
-    /// coverage is judged on correct models only.
+    /// Whether coverage goals count for scenario `i`; see [`Judge::judges_coverage`].
     pub fn judges_coverage(&self, i: usize) -> bool {
-        self.bugs.is_empty() && !matches!(self.scenarios[i].expect, Expect::RealBugs(_)) && self.tallies[i].seeds > 0
+        self.judge(i).judges_coverage()
     }
 
     /// Whether scenario `i` passed as a whole.
     pub fn scenario_ok(&self, i: usize) -> bool {
-        let t = &self.tallies[i];
-        t.unexpected == 0 && (!self.judges_coverage(i) || self.missing(i).is_empty()) && !self.expect_unmet(i)
+        self.judge(i).ok()
     }
 
     pub fn ok(&self) -> bool {
@@ -229,14 +220,13 @@ pub fn fuzz_with(
         deadline,
         |(sc, seed)| one(registry, scs, sc, seed, bugs, dir, twice),
         |d: SeedDone| {
-            tally(&mut tallies[d.scenario], &d);
+            tallies[d.scenario].record(&d);
             unwritten.extend(d.report_error.clone());
             on_seed(&d);
         },
     );
     for t in &mut tallies {
-        t.undecided_seeds.sort_unstable();
-        t.failing_seeds.sort_unstable();
+        t.sort();
     }
     Ok(FuzzSummary {
         expected: scenarios.iter().map(|s| registry.expected_causes(s)).collect(),
@@ -246,30 +236,8 @@ pub fn fuzz_with(
         took: started.elapsed(),
         interrupted: crate::interrupt::stopping(),
         unwritten,
+        deferred: shard_n > 1 && !opts.judge_slice,
     })
-}
-
-fn tally(t: &mut Tally, d: &SeedDone) {
-    t.seeds += 1;
-    for g in &d.coverage {
-        *t.coverage.entry(g.clone()).or_default() += 1;
-    }
-    if let Some(inv) = &d.violated {
-        *t.violations.entry(inv.clone()).or_default() += 1;
-    }
-    if d.undecided {
-        t.undecided += 1;
-        t.undecided_seeds.push(d.seed);
-    }
-    match d.class {
-        Ok(Class::Pass) => t.pass += 1,
-        Ok(Class::Expected) => t.expected += 1,
-        Ok(Class::Unexpected) | Err(_) => {
-            t.unexpected += 1;
-            t.failing_seeds.push(d.seed);
-            t.failures.insert(d.seed, d.line.clone());
-        }
-    }
 }
 
 fn one(
@@ -292,6 +260,7 @@ fn one(
         undecided: false,
         report: None,
         report_error: None,
+        trace_hash: String::new(),
     };
     let (out, wall_ms) = match run_seed(registry, s, seed, bugs, None) {
         Err(e) => {
@@ -311,6 +280,7 @@ fn one(
         }
     }
     let class = registry.classify(&out, s, bugs);
+    d.trace_hash = out.trace.hash_hex();
     d.coverage = out.coverage.iter().cloned().collect();
     d.violated = outcome::cause(&out);
     d.undecided = outcome::undecided(&out);

@@ -12,16 +12,20 @@
 //! sim::runner::corpus(&registry, "seeds/regression.jsonl").unwrap();
 //! ```
 
+pub mod ci;
 mod corpus;
 mod fuzz;
 pub mod mutants;
 mod outcome;
 pub(crate) mod pool;
+pub mod record;
 pub mod shrink;
+mod tally;
 
 pub use corpus::{corpus, CorpusLine};
-pub use fuzz::{fuzz, fuzz_with, parse_seeds, parse_shard, FuzzOptions, FuzzSummary, SeedDone, Tally};
+pub use fuzz::{fuzz, fuzz_with, parse_seeds, parse_shard, FuzzOptions, FuzzSummary, SeedDone};
 pub use outcome::{cause, cause_of, classify, describe, report, report_path, undecided, Class, PANIC};
+pub use tally::{Declared, Finding, Judge, Tally};
 
 use crate::nemesis::PlanEntry;
 use crate::registry::Registry;

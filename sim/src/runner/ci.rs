@@ -1,0 +1,180 @@
+//! A fuzz verdict as CI pages show it: JUnit XML (one test case per
+//! scenario and one per unexpected seed, the replay command in the failure)
+//! and a Markdown job summary.
+
+use super::record::FuzzRecord;
+use std::fmt::Write;
+
+/// The command that replays a seed: its report if one was written, else a
+/// run of the seed.
+pub fn replay_command(r: &FuzzRecord, scenario: &str, seed: u64) -> String {
+    let sc = r.scenarios.iter().find(|s| s.scenario == scenario);
+    match sc
+        .and_then(|s| s.tally.findings.get(&seed))
+        .and_then(|f| f.report.as_ref())
+    {
+        Some(p) => format!("dst replay {}", p.display()),
+        None => {
+            let bugs: String = r.bugs.iter().map(|b| format!(" --bug {b}")).collect();
+            format!("dst run {scenario} --seed {seed}{bugs}")
+        }
+    }
+}
+
+/// Why scenario `i` failed as a whole, one line each (none if it passed).
+pub fn scenario_problems(r: &FuzzRecord, i: usize) -> Vec<String> {
+    let s = &r.scenarios[i];
+    let j = r.judge(i);
+    let mut out = Vec::new();
+    if s.tally.unexpected > 0 {
+        out.push(format!(
+            "{} unexpected seeds: {:?}",
+            s.tally.unexpected, s.tally.failing_seeds
+        ));
+    }
+    if j.judges_coverage() && !s.coverage_missing.is_empty() {
+        out.push(format!(
+            "coverage goals no seed reached: {}",
+            s.coverage_missing.join(", ")
+        ));
+    }
+    if s.expected_violation_unseen {
+        out.push("the expected violation was never seen".into());
+    }
+    out
+}
+
+pub fn junit(r: &FuzzRecord) -> String {
+    let mut cases = String::new();
+    let mut tests = 0;
+    let mut failures = 0;
+    for (i, s) in r.scenarios.iter().enumerate() {
+        tests += 1;
+        let problems = scenario_problems(r, i);
+        let _ = write!(
+            cases,
+            "    <testcase classname=\"dst.fuzz\" name=\"{}\" time=\"0\">",
+            esc(&s.scenario)
+        );
+        if !problems.is_empty() {
+            failures += 1;
+            let _ = write!(
+                cases,
+                "\n      <failure message=\"{}\" type=\"scenario\">{}</failure>\n    ",
+                esc(&problems[0]),
+                esc(&problems.join("\n"))
+            );
+        }
+        let _ = writeln!(
+            cases,
+            "<system-out>{}</system-out></testcase>",
+            esc(&format!(
+                "{} seeds: {} pass, {} expected, {} unexpected",
+                s.tally.seeds, s.tally.pass, s.tally.expected, s.tally.unexpected
+            ))
+        );
+        for (seed, line) in &s.tally.failures {
+            tests += 1;
+            failures += 1;
+            let replay = replay_command(r, &s.scenario, *seed);
+            let _ = writeln!(
+                cases,
+                "    <testcase classname=\"dst.fuzz.{}\" name=\"seed {seed}\" time=\"0\">\n      <failure message=\"{}\" type=\"unexpected\">{}</failure>\n    </testcase>",
+                esc(&s.scenario),
+                esc(line),
+                esc(&format!("{line}\nreplay: {replay}"))
+            );
+        }
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"dst\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\">\n  <testsuite name=\"dst fuzz\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\" time=\"{:.3}\">\n{cases}  </testsuite>\n</testsuites>\n",
+        r.seconds
+    )
+}
+
+/// Text for XML content and attributes: markup escaped, and characters
+/// XML 1.0 cannot carry at all (most control characters) replaced.
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' | '\t' => out.push(c),
+            '\r' => out.push_str("&#13;"),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A Markdown summary for a CI job page (GitHub's `GITHUB_STEP_SUMMARY`).
+pub fn markdown(r: &FuzzRecord) -> String {
+    let mut m = String::new();
+    let shards = if r.merged.is_empty() {
+        format!("shard {}/{}", r.shard.index, r.shard.count)
+    } else {
+        format!("{} shards merged", r.merged.len())
+    };
+    let _ = writeln!(
+        m,
+        "### dst fuzz: {}\n\n{shards}, {:.0} s{}{}\n",
+        if r.ok { "ok" } else { "FAILED" },
+        r.seconds,
+        if r.bugs.is_empty() {
+            String::new()
+        } else {
+            format!(", bugs: {}", r.bugs.join(" "))
+        },
+        if r.interrupted { ", interrupted" } else { "" }
+    );
+    m.push_str(
+        "| scenario | seeds | pass | expected | unexpected | coverage | verdict |\n|---|---|---|---|---|---|---|\n",
+    );
+    for (i, s) in r.scenarios.iter().enumerate() {
+        let t = &s.tally;
+        let verdict = if r.deferred {
+            "left to merge".to_string()
+        } else if s.ok {
+            "ok".to_string()
+        } else {
+            format!("FAILED: {}", scenario_problems(r, i).join("; "))
+        };
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {} | {} | {}/{} | {} |",
+            s.scenario,
+            t.seeds,
+            t.pass,
+            t.expected,
+            t.unexpected,
+            s.goals.len() - s.coverage_missing.len(),
+            s.goals.len(),
+            verdict.replace('|', "\\|")
+        );
+    }
+    for s in &r.scenarios {
+        for (seed, line) in &s.tally.failures {
+            let _ = writeln!(
+                m,
+                "\n- `{}` seed {seed}: {}\n  replay: `{}`",
+                s.scenario,
+                line.replace('`', "'"),
+                replay_command(r, &s.scenario, *seed)
+            );
+        }
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn xml_text_is_escaped_and_stripped_of_what_xml_cannot_carry() {
+        assert_eq!(super::esc("a<b & \"c\"\u{1}"), "a&lt;b &amp; &quot;c&quot;\u{FFFD}");
+    }
+}
