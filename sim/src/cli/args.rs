@@ -127,6 +127,10 @@ pub struct FuzzArgs {
     /// Run every seed twice and fail on any difference in trace hash.
     #[arg(long)]
     pub determinism: bool,
+    /// Continue where the last run with this file stopped, and record where
+    /// this one stops: time-boxed runs (--budget) that never repeat a seed.
+    #[arg(long)]
+    pub cursor: Option<PathBuf>,
     #[command(flatten)]
     pub out: VerdictOut,
 }

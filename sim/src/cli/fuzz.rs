@@ -6,6 +6,7 @@ use super::args::{FuzzArgs, VerdictOut};
 use super::progress::Progress;
 use super::Exit;
 use crate::registry::Registry;
+use crate::runner::cursor::{self, Cursor};
 use crate::runner::record::{FuzzRecord, SeedSpan, ShardOf};
 use crate::runner::{ci, fuzz_with, parse_seeds, parse_shard, FuzzOptions, SeedDone};
 use std::time::Duration;
@@ -39,6 +40,20 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
     if let Err(e) = check_targets(&a.out) {
         return Exit::Bad(e);
     }
+    let mut lo = lo;
+    let mut start_scenario = 0;
+    let campaign = match &a.cursor {
+        Some(path) => match cursor_start(reg, &a, path, shard, hi) {
+            Ok((id, at)) => {
+                if let Some((seed, sc)) = at {
+                    (lo, start_scenario) = (seed, sc);
+                }
+                Some(id)
+            }
+            Err(e) => return Exit::Bad(e),
+        },
+        None => None,
+    };
     let opts = FuzzOptions {
         scenarios: if a.scenario == "all" {
             vec![]
@@ -53,6 +68,7 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         report_dir: Some(a.report_dir.clone()),
         determinism: a.determinism,
         judge_slice: a.judge_slice,
+        start_scenario,
     };
     let n_sc = if opts.scenarios.is_empty() {
         reg.scenarios().len() as u64
@@ -91,6 +107,18 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         count: shard.1,
     };
     let rec = FuzzRecord::of(&s, seeds, shard, a.budget.clone());
+    if let (Some(path), Some(id)) = (&a.cursor, campaign) {
+        let (next_seed, next_scenario) = s.next.unwrap_or((hi, 0));
+        let c = Cursor {
+            format: cursor::FORMAT.into(),
+            campaign: id,
+            next_seed,
+            next_scenario,
+        };
+        if let Err(e) = c.save(path) {
+            return Exit::Bad(format!("cursor not written: {e}"));
+        }
+    }
     let exit = publish(&rec, &a.out);
     match s.unwritten.first() {
         Some(first) if matches!(exit, Exit::Clean | Exit::Found) => Exit::Bad(format!(
@@ -99,6 +127,34 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         )),
         _ => exit,
     }
+}
+
+/// The campaign id for `--cursor`, and where its file says to start.
+fn cursor_start(
+    reg: &Registry,
+    a: &FuzzArgs,
+    path: &std::path::Path,
+    shard: (u64, u64),
+    hi: u64,
+) -> Result<(String, Option<(u64, usize)>), String> {
+    crate::files::refuse_special(path)?;
+    let scenarios = if a.scenario == "all" {
+        reg.scenarios().to_vec()
+    } else {
+        vec![reg.load(&a.scenario)?]
+    };
+    let id = cursor::campaign(&scenarios, &a.bugs, shard);
+    let Some(c) = Cursor::load(path, &id)? else {
+        return Ok((id, None));
+    };
+    if c.next_seed >= hi {
+        return Err(format!(
+            "cursor {} is at seed {}, past the seed range: nothing left to run",
+            path.display(),
+            c.next_seed
+        ));
+    }
+    Ok((id, Some((c.next_seed, c.next_scenario))))
 }
 
 /// The shard from the environment a scheduler sets: `DST_SHARD` and

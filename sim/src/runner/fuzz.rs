@@ -34,6 +34,9 @@ pub struct FuzzOptions {
     /// Judge coverage and declared violations on this shard's slice alone
     /// instead of leaving them to a merge.
     pub judge_slice: bool,
+    /// Scenarios (by index) of the range's first seed to leave out: ones a
+    /// run before this one already took.
+    pub start_scenario: usize,
 }
 
 impl FuzzOptions {
@@ -49,6 +52,7 @@ impl FuzzOptions {
             report_dir: None,
             determinism: false,
             judge_slice: false,
+            start_scenario: 0,
         }
     }
 }
@@ -87,6 +91,9 @@ pub struct FuzzSummary {
     /// One shard of several: coverage goals and declared violations are
     /// judged over all shards by `dst merge`, not on this slice.
     pub deferred: bool,
+    /// The first (seed, scenario index) the run did not take, if any is
+    /// left in its range: where a next run continues.
+    pub next: Option<(u64, usize)>,
 }
 
 impl FuzzSummary {
@@ -206,11 +213,20 @@ pub fn fuzz_with(
     // A budget too long to add to the clock is no budget at all.
     let deadline = opts.budget.and_then(|b| started.checked_add(b));
     let n_sc = scenarios.len();
-    let items = opts
-        .seeds
-        .clone()
-        .filter(move |s| s % shard_n == shard_i)
-        .flat_map(move |seed| (0..n_sc).map(move |sc| (sc, seed)));
+    let (first_seed, skip) = (opts.seeds.start, opts.start_scenario);
+    let all_items = move || {
+        opts.seeds
+            .clone()
+            .filter(move |s| s % shard_n == shard_i)
+            .flat_map(move |seed| (0..n_sc).map(move |sc| (sc, seed)))
+            .filter(move |&(sc, seed)| seed != first_seed || sc >= skip)
+    };
+    let taken = std::sync::Mutex::new(None);
+    let items = all_items().inspect(|it| {
+        if let Ok(mut t) = taken.lock() {
+            *t = Some(*it);
+        }
+    });
     let mut tallies: Vec<Tally> = scenarios.iter().map(|_| Tally::default()).collect();
     let mut unwritten = Vec::new();
     let (scs, bugs, dir, twice) = (&scenarios, &opts.bugs, opts.report_dir.as_deref(), opts.determinism);
@@ -225,6 +241,13 @@ pub fn fuzz_with(
             on_seed(&d);
         },
     );
+    // Every item taken has finished, and items are taken in order: the
+    // run covered exactly the items before the first one not taken.
+    let last = taken.lock().ok().and_then(|t| *t);
+    let next = match last {
+        None => all_items().next(),
+        Some(l) => all_items().skip_while(|it| *it != l).nth(1),
+    };
     for t in &mut tallies {
         t.sort();
     }
@@ -237,6 +260,7 @@ pub fn fuzz_with(
         interrupted: crate::interrupt::stopping(),
         unwritten,
         deferred: shard_n > 1 && !opts.judge_slice,
+        next: next.map(|(sc, seed)| (seed, sc)),
     })
 }
 

@@ -14,6 +14,7 @@
 
 pub mod ci;
 mod corpus;
+pub mod cursor;
 mod fuzz;
 pub mod mutants;
 mod outcome;
