@@ -5,6 +5,7 @@
 use crate::calm::Calm;
 use crate::event::Event;
 use crate::nemesis::{PlanEntry, SwarmDraw};
+use crate::one_line::one_line;
 use crate::trace::Trace;
 use crate::world::Verdict;
 use serde::{Deserialize, Serialize};
@@ -69,11 +70,18 @@ impl Report {
 
     /// Read and validate a report; the error is one line.
     pub fn read(path: &Path) -> Result<Report, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        Self::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+        let text =
+            std::fs::read_to_string(path).map_err(|e| one_line(&format!("cannot read {}: {e}", path.display())))?;
+        Self::parse(&text).map_err(|e| one_line(&format!("{}: {e}", path.display())))
     }
 
+    /// Parse and validate a report's text; the error is one line, even
+    /// where serde quotes a string from the file.
     pub fn parse(text: &str) -> Result<Report, String> {
+        Self::parse_checked(text).map_err(|e| one_line(&e))
+    }
+
+    fn parse_checked(text: &str) -> Result<Report, String> {
         let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
             if e.is_eof() {
                 format!("truncated report ({e})")

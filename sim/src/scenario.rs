@@ -3,6 +3,7 @@
 
 use crate::check::LivenessParams;
 use crate::nemesis::FaultProfile;
+use crate::one_line::one_line;
 use crate::vary::{self, Vary};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -137,8 +138,8 @@ impl Scenario {
     /// Parse and check what needs no model; the error is one line fit for a
     /// user. [`crate::registry::Registry::validate`] checks the rest.
     pub fn from_json(text: &str) -> Result<Scenario, String> {
-        let s: Scenario = serde_json::from_str(text).map_err(|e| format!("invalid scenario JSON: {e}"))?;
-        s.validate()?;
+        let s: Scenario = serde_json::from_str(text).map_err(|e| one_line(&format!("invalid scenario JSON: {e}")))?;
+        s.validate().map_err(|e| one_line(&e))?;
         Ok(s)
     }
 
