@@ -155,8 +155,23 @@ impl Scenario {
             ));
         }
         let w = &self.workload;
-        if w.put_weight + w.append_weight + w.get_weight + w.cas_weight + w.follower_get_weight == 0 || w.keys == 0 {
+        let weights = [
+            w.put_weight,
+            w.append_weight,
+            w.get_weight,
+            w.cas_weight,
+            w.follower_get_weight,
+        ];
+        let total: u64 = weights.iter().map(|&x| u64::from(x)).sum();
+        if total == 0 || w.keys == 0 {
             return Err(format!("scenario {n}: the workload has no ops or no keys"));
+        }
+        // The client draws an op below the total as a u32.
+        if total > u64::from(u32::MAX) {
+            return Err(format!(
+                "scenario {n}: the workload's op weights add up to more than {}",
+                u32::MAX
+            ));
         }
         if self.faults.delay_ms_min > self.faults.delay_ms_max {
             return Err(format!("scenario {n}: faults.delay_ms_min exceeds delay_ms_max"));
