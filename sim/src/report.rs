@@ -89,12 +89,25 @@ impl Report {
                 format!("malformed report JSON ({e})")
             }
         })?;
-        match v.get("schema").and_then(|s| s.as_u64()) {
-            Some(s) if (SCHEMA_MIN as u64..=SCHEMA as u64).contains(&s) => {}
-            Some(s) => {
+        match v.get("schema") {
+            Some(s)
+                if s.as_u64()
+                    .is_some_and(|s| (SCHEMA_MIN as u64..=SCHEMA as u64).contains(&s)) => {}
+            // A number is short to quote; anything else is named by its type.
+            Some(s @ serde_json::Value::Number(_)) => {
                 return Err(format!(
                     "report schema {s} is not supported (this dst reads schemas {SCHEMA_MIN} to {SCHEMA})"
                 ))
+            }
+            Some(s) => {
+                let what = match s {
+                    serde_json::Value::String(_) => "a string",
+                    serde_json::Value::Array(_) => "an array",
+                    serde_json::Value::Object(_) => "an object",
+                    serde_json::Value::Bool(_) => "a boolean",
+                    _ => "null",
+                };
+                return Err(format!("report schema must be a number, not {what}"));
             }
             None => return Err("not a dst report (no schema field)".into()),
         }
@@ -107,5 +120,24 @@ impl Report {
             ));
         }
         Ok(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_schema_of_the_wrong_kind_is_named() {
+        let err = |text: &str| Report::parse(text).unwrap_err();
+        assert_eq!(
+            err(r#"{"schema": "3"}"#),
+            "report schema must be a number, not a string"
+        );
+        assert_eq!(
+            err(r#"{"schema": 3.5}"#),
+            format!("report schema 3.5 is not supported (this dst reads schemas {SCHEMA_MIN} to {SCHEMA})")
+        );
+        assert_eq!(err("[1]"), "not a dst report (no schema field)");
     }
 }
