@@ -20,6 +20,7 @@ pub mod lin;
 pub mod machine;
 pub mod nemesis;
 pub mod net;
+pub mod one_line;
 pub mod registry;
 pub mod report;
 pub mod rng;

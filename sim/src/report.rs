@@ -5,6 +5,7 @@
 use crate::calm::Calm;
 use crate::event::Event;
 use crate::nemesis::{PlanEntry, SwarmDraw};
+use crate::one_line::one_line;
 use crate::trace::Trace;
 use crate::world::Verdict;
 use serde::{Deserialize, Serialize};
@@ -65,11 +66,18 @@ impl Report {
 
     /// Read and validate a report; the error is one line.
     pub fn read(path: &Path) -> Result<Report, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        Self::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+        let text =
+            std::fs::read_to_string(path).map_err(|e| one_line(&format!("cannot read {}: {e}", path.display())))?;
+        Self::parse(&text).map_err(|e| one_line(&format!("{}: {e}", path.display())))
     }
 
+    /// Parse and validate a report's text; the error is one line, even
+    /// where serde quotes a string from the file.
     pub fn parse(text: &str) -> Result<Report, String> {
+        Self::parse_checked(text).map_err(|e| one_line(&e))
+    }
+
+    fn parse_checked(text: &str) -> Result<Report, String> {
         let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
             if e.is_eof() {
                 format!("truncated report ({e})")
@@ -77,12 +85,25 @@ impl Report {
                 format!("malformed report JSON ({e})")
             }
         })?;
-        match v.get("schema").and_then(|s| s.as_u64()) {
-            Some(s) if (SCHEMA_MIN as u64..=SCHEMA as u64).contains(&s) => {}
-            Some(s) => {
+        match v.get("schema") {
+            Some(s)
+                if s.as_u64()
+                    .is_some_and(|s| (SCHEMA_MIN as u64..=SCHEMA as u64).contains(&s)) => {}
+            // A number is short to quote; anything else is named by its type.
+            Some(s @ serde_json::Value::Number(_)) => {
                 return Err(format!(
                     "report schema {s} is not supported (this dst reads schemas {SCHEMA_MIN} to {SCHEMA})"
                 ))
+            }
+            Some(s) => {
+                let what = match s {
+                    serde_json::Value::String(_) => "a string",
+                    serde_json::Value::Array(_) => "an array",
+                    serde_json::Value::Object(_) => "an object",
+                    serde_json::Value::Bool(_) => "a boolean",
+                    _ => "null",
+                };
+                return Err(format!("report schema must be a number, not {what}"));
             }
             None => return Err("not a dst report (no schema field)".into()),
         }
@@ -95,5 +116,24 @@ impl Report {
             ));
         }
         Ok(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_schema_of_the_wrong_kind_is_named() {
+        let err = |text: &str| Report::parse(text).unwrap_err();
+        assert_eq!(
+            err(r#"{"schema": "3"}"#),
+            "report schema must be a number, not a string"
+        );
+        assert_eq!(
+            err(r#"{"schema": 3.5}"#),
+            format!("report schema 3.5 is not supported (this dst reads schemas {SCHEMA_MIN} to {SCHEMA})")
+        );
+        assert_eq!(err("[1]"), "not a dst report (no schema field)");
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::check::LivenessParams;
 use crate::nemesis::FaultProfile;
+use crate::one_line::one_line;
 use crate::vary::{self, Vary};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -137,8 +138,8 @@ impl Scenario {
     /// Parse and check what needs no model; the error is one line fit for a
     /// user. [`crate::registry::Registry::validate`] checks the rest.
     pub fn from_json(text: &str) -> Result<Scenario, String> {
-        let s: Scenario = serde_json::from_str(text).map_err(|e| format!("invalid scenario JSON: {e}"))?;
-        s.validate()?;
+        let s: Scenario = serde_json::from_str(text).map_err(|e| one_line(&format!("invalid scenario JSON: {e}")))?;
+        s.validate().map_err(|e| one_line(&e))?;
         Ok(s)
     }
 
@@ -154,8 +155,23 @@ impl Scenario {
             ));
         }
         let w = &self.workload;
-        if w.put_weight + w.append_weight + w.get_weight + w.cas_weight + w.follower_get_weight == 0 || w.keys == 0 {
+        let weights = [
+            w.put_weight,
+            w.append_weight,
+            w.get_weight,
+            w.cas_weight,
+            w.follower_get_weight,
+        ];
+        let total: u64 = weights.iter().map(|&x| u64::from(x)).sum();
+        if total == 0 || w.keys == 0 {
             return Err(format!("scenario {n}: the workload has no ops or no keys"));
+        }
+        // The client draws an op below the total as a u32.
+        if total > u64::from(u32::MAX) {
+            return Err(format!(
+                "scenario {n}: the workload's op weights add up to more than {}",
+                u32::MAX
+            ));
         }
         if self.faults.delay_ms_min > self.faults.delay_ms_max {
             return Err(format!("scenario {n}: faults.delay_ms_min exceeds delay_ms_max"));

@@ -4,9 +4,7 @@
 
 use super::args::{CheckArgs, HistoryFormat};
 use super::Exit;
-use crate::event::Event;
-use crate::lin::{self, Checked, DstHistory, History, Model, Op, Options, Outcome, ParseError};
-use crate::report::Report;
+use crate::lin::{self, Checked, History, Model, Op, Options, Outcome, ParseError};
 use serde_json::{json, Value as Json};
 
 /// Ops of the longest partial linearization shown in text output.
@@ -25,7 +23,7 @@ pub fn main(args: &CheckArgs) -> Exit {
     let judged = match format {
         HistoryFormat::Jepsen => lin::parse_jepsen::parse(&text).map(|h| judge(&lin::Register, &h, &opts, "line")),
         HistoryFormat::Edn => lin::parse_edn::parse(&text).map(|h| judge(&lin::StringKv, &h, &opts, "line")),
-        HistoryFormat::Json => dst_history(&text).map(|h| judge(&lin::DstKv, &h, &opts, "event")),
+        HistoryFormat::Json => lin::parse_dst::parse(&text).map(|h| judge(&lin::DstKv, &h, &opts, "event")),
     };
     let mut judged = match judged {
         Ok(j) => j,
@@ -59,28 +57,6 @@ fn sniff(text: &str) -> HistoryFormat {
         Some(_) => HistoryFormat::Json,
         None => HistoryFormat::Jepsen,
     }
-}
-
-/// A dst report (its trace), or JSON Lines of dst trace events.
-fn dst_history(text: &str) -> Result<History<crate::workload::KvOp, crate::workload::KvResult>, ParseError> {
-    let mut h = DstHistory::default();
-    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    if serde_json::from_str::<Event>(first).is_err() {
-        let report = Report::parse(text).map_err(|message| ParseError { line: None, message })?;
-        for e in &report.trace {
-            h.push(e).map_err(|message| ParseError { line: None, message })?;
-        }
-        return Ok(h.finish());
-    }
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let e: Event =
-            serde_json::from_str(line).map_err(|e| ParseError::at(n + 1, format!("not a dst event: {e}")))?;
-        h.push(&e).map_err(|m| ParseError::at(n + 1, m))?;
-    }
-    Ok(h.finish())
 }
 
 struct Judged {

@@ -24,6 +24,7 @@ mod values;
 pub use args::{Cli, Cmd};
 pub use progress::parse_duration;
 
+use crate::one_line::one_line;
 use crate::registry::Registry;
 use clap::Parser;
 use std::ffi::OsString;
@@ -79,9 +80,13 @@ where
     crate::world::install_panic_hook();
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
-        Err(e) => {
+        Err(e) if !e.use_stderr() => {
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            crate::errln!("dst: {}", usage_line(&e));
+            return ExitCode::from(2);
         }
     };
     let r = registry;
@@ -127,7 +132,7 @@ where
         Exit::Found => 1,
         Exit::Undecided => 3,
         Exit::Bad(msg) => {
-            crate::errln!("dst: {msg}");
+            crate::errln!("dst: {}", one_line(&msg));
             return ExitCode::from(2);
         }
     };
@@ -139,4 +144,20 @@ pub(crate) fn interrupted_note(what: &str) {
     if crate::interrupt::signalled() {
         crate::errln!("dst: interrupted: {what}");
     }
+}
+
+/// Bad usage is one line too: clap's first paragraph (its message, with
+/// any list it gives folded in), pointing at --help for the usage it drops.
+fn usage_line(e: &clap::Error) -> String {
+    if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        return "a command is required (see dst --help)".into();
+    }
+    let text = e.render().to_string();
+    let first = text.split("\n\n").next().unwrap_or_default();
+    let words: Vec<&str> = first.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let msg = words.join(" ");
+    format!(
+        "{} (see dst --help)",
+        one_line(msg.strip_prefix("error: ").unwrap_or(&msg))
+    )
 }

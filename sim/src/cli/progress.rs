@@ -1,6 +1,7 @@
 //! Progress for long work: an indicatif bar on a terminal, plain lines
 //! (at most one every few seconds) otherwise, so CI logs stay readable.
 
+use crate::one_line::one_line;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -63,10 +64,10 @@ impl Progress {
     }
 }
 
-/// "90s", "10m", "1h", "500ms" or plain seconds.
+/// "90s", "10m", "1h", "500ms" or plain seconds; the error is one line.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
-    let bad = || format!("invalid duration '{s}' (use e.g. 90s, 10m, 1h)");
+    let bad = || format!("invalid duration '{}' (use e.g. 90s, 10m, 1h)", one_line(s));
     let (num, unit) = s
         .find(|c: char| !c.is_ascii_digit() && c != '.')
         .map_or((s, "s"), |i| s.split_at(i));
@@ -81,7 +82,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     if !secs.is_finite() || secs < 0.0 {
         return Err(bad());
     }
-    Ok(Duration::from_secs_f64(secs))
+    Duration::try_from_secs_f64(secs).map_err(|_| format!("duration '{s}' is too long to count"))
 }
 
 #[cfg(test)]
@@ -95,5 +96,10 @@ mod tests {
         assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(2));
         assert!(parse_duration("ten").is_err());
         assert!(parse_duration("5d").is_err());
+        assert_eq!(
+            parse_duration("99999999999999999h").unwrap_err(),
+            "duration '99999999999999999h' is too long to count"
+        );
+        assert!(parse_duration("1\n2").unwrap_err().contains("'1\\n2'"));
     }
 }

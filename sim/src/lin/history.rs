@@ -2,6 +2,7 @@
 //! from dst trace events or from a parser, one client at a time.
 
 use crate::event::{Event, EventKind};
+use crate::one_line::one_line;
 use crate::workload::{KvOp, KvResult};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -43,7 +44,8 @@ impl<I, O> Default for History<I, O> {
 }
 
 /// A malformed history file: what is wrong and on which line (`None`: the
-/// file as a whole).
+/// file as a whole). Built through `at` and `whole`, the message is one line
+/// even where it quotes the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseError {
     pub line: Option<usize>,
@@ -51,10 +53,17 @@ pub struct ParseError {
 }
 
 impl ParseError {
-    pub fn at(line: usize, message: impl Into<String>) -> Self {
+    pub fn at(line: usize, message: impl AsRef<str>) -> Self {
         ParseError {
             line: Some(line),
-            message: message.into(),
+            message: one_line(message.as_ref()),
+        }
+    }
+
+    pub fn whole(message: impl AsRef<str>) -> Self {
+        ParseError {
+            line: None,
+            message: one_line(message.as_ref()),
         }
     }
 }

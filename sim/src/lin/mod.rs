@@ -18,6 +18,7 @@ mod history;
 mod kv;
 mod memo;
 mod model;
+pub mod parse_dst;
 pub mod parse_edn;
 pub mod parse_jepsen;
 mod register;

@@ -31,10 +31,9 @@ pub fn parse(text: &str) -> Result<History<RegisterOp, RegisterOutput>, ParseErr
         record(&mut rec, body, line as u64).map_err(|m| ParseError::at(line, m))?;
     }
     if rec.is_empty() {
-        return Err(ParseError {
-            line: None,
-            message: format!("no Jepsen history lines (like `INFO  {MARK}2 :invoke :write 4`, tab-separated)"),
-        });
+        return Err(ParseError::whole(format!(
+            "no Jepsen history lines (like `INFO  {MARK}2 :invoke :write 4`, tab-separated)"
+        )));
     }
     Ok(rec.finish())
 }

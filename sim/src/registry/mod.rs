@@ -177,6 +177,11 @@ impl Registry {
     /// A built-in scenario by name, or a scenario file by path, validated
     /// against its model; the error is one line.
     pub fn load(&self, name_or_path: &str) -> Result<Scenario, String> {
+        self.load_unescaped(name_or_path)
+            .map_err(|e| crate::one_line::one_line(&e))
+    }
+
+    fn load_unescaped(&self, name_or_path: &str) -> Result<Scenario, String> {
         let s = match self.builtin(name_or_path) {
             Some(s) => s.clone(),
             None if name_or_path.ends_with(".json") || std::path::Path::new(name_or_path).exists() => {

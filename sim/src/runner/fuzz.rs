@@ -6,6 +6,7 @@
 use super::outcome::{self, Class};
 use super::tally::{Declared, Judge, Tally};
 use super::{pool, run_seed};
+use crate::one_line::one_line;
 use crate::registry::Registry;
 use crate::scenario::{Expect, Scenario};
 use crate::world::Status;
@@ -155,7 +156,7 @@ impl FuzzSummary {
 
 /// "A..B" with B exclusive.
 pub fn parse_seeds(s: &str) -> Result<(u64, u64), String> {
-    let bad = || format!("invalid seed range '{s}' (use A..B, B exclusive)");
+    let bad = || format!("invalid seed range '{}' (use A..B, B exclusive)", one_line(s));
     let (a, b) = s.split_once("..").ok_or_else(bad)?;
     let a: u64 = a.trim().parse().map_err(|_| bad())?;
     let b: u64 = b.trim().parse().map_err(|_| bad())?;
@@ -167,7 +168,7 @@ pub fn parse_seeds(s: &str) -> Result<(u64, u64), String> {
 
 /// "I/N" with I < N.
 pub fn parse_shard(s: &str) -> Result<(u64, u64), String> {
-    let bad = || format!("invalid shard '{s}' (use I/N with I < N)");
+    let bad = || format!("invalid shard '{}' (use I/N with I < N)", one_line(s));
     let (i, n) = s.split_once('/').ok_or_else(bad)?;
     let i: u64 = i.trim().parse().map_err(|_| bad())?;
     let n: u64 = n.trim().parse().map_err(|_| bad())?;

@@ -29,6 +29,7 @@ pub use outcome::{cause, cause_of, classify, describe, report, report_path, unde
 pub use tally::{Declared, Finding, Judge, Tally};
 
 use crate::nemesis::PlanEntry;
+use crate::one_line::one_line;
 use crate::registry::Registry;
 use crate::scenario::Scenario;
 use crate::world::{Overrides, RunOutcome};
@@ -81,10 +82,16 @@ pub fn run_seed_with(
 /// the error is one line.
 pub fn load_report(registry: &Registry, path: &std::path::Path) -> Result<(crate::report::Report, Scenario), String> {
     let r = crate::report::Report::read(path)?;
+    report_scenario(registry, &r)
+        .map(|s| (r, s))
+        .map_err(|e| one_line(&format!("{}: {e}", path.display())))
+}
+
+/// The scenario a parsed report ran, checked against the registry with the
+/// report's bug switches; the error is one line.
+pub fn report_scenario(registry: &Registry, r: &crate::report::Report) -> Result<Scenario, String> {
     let scenario: Scenario = serde_json::from_value(r.config.clone())
-        .map_err(|e| format!("{}: the report's scenario is invalid: {e}", path.display()))?;
-    registry
-        .validate(&scenario, &r.bugs)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok((r, scenario))
+        .map_err(|e| one_line(&format!("the report's scenario is invalid: {e}")))?;
+    registry.validate(&scenario, &r.bugs).map_err(|e| one_line(&e))?;
+    Ok(scenario)
 }

@@ -1,0 +1,30 @@
+//! dst's own histories: a dst report (its trace), or JSON Lines of dst
+//! trace events, one event a line.
+
+use super::history::{DstHistory, History, ParseError};
+use crate::event::Event;
+use crate::report::Report;
+use crate::workload::{KvOp, KvResult};
+
+/// Parse a report or event lines; the error names the first bad line (a
+/// report's errors are the file's as a whole).
+pub fn parse(text: &str) -> Result<History<KvOp, KvResult>, ParseError> {
+    let mut h = DstHistory::default();
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if serde_json::from_str::<Event>(first).is_err() {
+        let report = Report::parse(text).map_err(ParseError::whole)?;
+        for e in &report.trace {
+            h.push(e).map_err(ParseError::whole)?;
+        }
+        return Ok(h.finish());
+    }
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let e: Event =
+            serde_json::from_str(line).map_err(|e| ParseError::at(n + 1, format!("not a dst event: {e}")))?;
+        h.push(&e).map_err(|m| ParseError::at(n + 1, m))?;
+    }
+    Ok(h.finish())
+}

@@ -1,0 +1,50 @@
+//! History files as `dst check` reads them: Jepsen register logs, EDN kv
+//! maps, dst event lines and reports. A history that parses is also
+//! checked, so the search meets whatever odd histories the parsers let by.
+
+use crate::assert_one_line;
+use crate::mutate::{config, hostile};
+use crate::samples::{self, bytes, EDN, JEPSEN};
+use proptest::prelude::*;
+use sim::lin::{self, parse_dst, parse_edn, parse_jepsen, History, Model, Options, ParseError};
+
+/// Enough steps to judge the samples, few enough for thousands of cases.
+const STEPS: Options = Options { budget_per_key: 20_000 };
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A refusal is one line; a history that parses is checked.
+fn judge<M: Model>(model: &M, parsed: Result<History<M::Input, M::Output>, ParseError>) -> Result<(), TestCaseError> {
+    match parsed {
+        Ok(h) => {
+            lin::check(model, &h, &STEPS);
+        }
+        Err(e) => assert_one_line!(e.to_string()),
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(4_000))]
+
+    #[test]
+    fn jepsen_logs(b in hostile(bytes(JEPSEN))) {
+        judge(&lin::Register, parse_jepsen::parse(&text(&b)))?;
+    }
+
+    #[test]
+    fn edn_kv_maps(b in hostile(bytes(EDN))) {
+        judge(&lin::StringKv, parse_edn::parse(&text(&b)))?;
+    }
+}
+
+proptest! {
+    #![proptest_config(config(2_000))]
+
+    #[test]
+    fn dst_event_lines(b in hostile(vec![samples::event_lines().into_bytes()])) {
+        judge(&lin::DstKv, parse_dst::parse(&text(&b)))?;
+    }
+}

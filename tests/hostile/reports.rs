@@ -1,0 +1,70 @@
+//! Reports as `replay` and `shrink` load them, and as `dst check` reads
+//! them for their history: cut, flipped, with fields of the wrong type,
+//! absurd values, other schemas. Half the field edits restore the trace
+//! hash, so that a changed trace gets past the hash to what reads it next.
+
+use crate::assert_one_line;
+use crate::mutate::{apply_json, config, hostile, json_edit};
+use crate::samples;
+use proptest::prelude::*;
+use serde_json::Value as Json;
+use sim::event::Event;
+use sim::lin::parse_dst;
+use sim::report::Report;
+
+thread_local! {
+    static REGISTRY: sim::registry::Registry = dst::registry();
+}
+
+/// Loads `text` as replay does and reads its history as check does.
+fn judge(text: &str) -> Result<(), TestCaseError> {
+    match Report::parse(text) {
+        Err(e) => assert_one_line!(e),
+        Ok(r) => {
+            if let Err(e) = REGISTRY.with(|reg| sim::runner::report_scenario(reg, &r)) {
+                assert_one_line!(e);
+            }
+        }
+    }
+    if let Err(e) = parse_dst::parse(text) {
+        assert_one_line!(e.to_string());
+    }
+    Ok(())
+}
+
+fn rehash(v: &mut Json) {
+    if let Ok(trace) = serde_json::from_value::<Vec<Event>>(v["trace"].clone()) {
+        v["trace_hash"] = sim::trace::Trace::hash_of(&trace).into();
+    }
+}
+
+proptest! {
+    #![proptest_config(config(1_000))]
+
+    #[test]
+    fn report_bytes(b in hostile(vec![samples::report().as_bytes().to_vec()])) {
+        judge(&String::from_utf8_lossy(&b))?;
+    }
+
+    #[test]
+    fn report_fields(edits in prop::collection::vec(json_edit(), 1..4), again in any::<bool>()) {
+        let mut v = samples::report_json();
+        apply_json(&mut v, &edits);
+        if again {
+            rehash(&mut v);
+        }
+        judge(&v.to_string())?;
+    }
+}
+
+proptest! {
+    #![proptest_config(config(300))]
+
+    #[test]
+    fn report_schemas(schema in prop_oneof![Just(Json::from(u64::MAX)), any::<i64>().prop_map(Json::from),
+                                            any::<f64>().prop_map(Json::from), any::<String>().prop_map(Json::from)]) {
+        let mut v = samples::report_json();
+        v["schema"] = schema;
+        judge(&v.to_string())?;
+    }
+}

@@ -1,0 +1,92 @@
+//! Valid inputs to start every mutation from: histories in each format, a
+//! real report of a short run, and every built-in scenario file.
+
+use serde_json::Value as Json;
+use std::path::Path;
+use std::sync::OnceLock;
+
+pub const JEPSEN: &[&str] = &[
+    "INFO  jepsen.core - Worker 0 starting\n\
+     INFO  jepsen.util - 0\t:invoke\t:write\t4\n\
+     INFO  jepsen.util - :nemesis\t:info\t:start\tnil\n\
+     INFO  jepsen.util - 1\t:invoke\t:read\tnil\n\
+     INFO  jepsen.util - 0\t:ok\t:write\t4\n\
+     INFO  jepsen.util - 1\t:ok\t:read\t4\n\
+     INFO  jepsen.util - 2\t:invoke\t:cas\t[4 5]\n\
+     INFO  jepsen.util - 2\t:fail\t:cas\t[4 5]\n\
+     INFO  jepsen.util - 3\t:invoke\t:cas\t[4 6]\n\
+     INFO  jepsen.util - 3\t:info\t:cas\t:timed-out\n",
+    "0 :invoke :write 1\n1 :invoke :read nil\n0 :ok :write 1\n1 :ok :read 1\n\
+     1 :invoke :cas [1 2]\n1 :ok :cas [1 2]\n0 :invoke :read nil\n0 :ok :read 1\n",
+];
+
+pub const EDN: &[&str] = &[
+    "{:process 0, :type :invoke, :f :append, :key \"3\", :value \"x 0 1 y\"}\n\
+     {:process 1, :type :invoke, :f :get, :key \"3\", :value nil, :time 12, :error [:a {:b \"c}\"}]}\n\
+     {:process 0, :type :ok, :f :append, :key \"3\", :value \"x 0 1 y\"}\n\
+     ; a comment\n\
+     \n\
+     {:process 1, :type :ok, :f :get, :key \"3\", :value \"x 0 1 y\"}\n\
+     {:process 2 :type :invoke :f :put :key 4 :value \"a\\\"b\"}\n\
+     {:process 2, :type :fail, :f :put, :key \"4\", :value \"a\\\"b\"}\n\
+     {:process 3, :type :invoke, :f :put, :key \"4\", :value \"z\"}\n\
+     {:process 3, :type :info, :f :put, :key \"4\", :value :timed-out}\n",
+    "{:process 0, :type :invoke, :f :put, :key \"k\", :value \"1\"}\n\
+     {:process 0, :type :ok, :f :put, :key \"k\", :value \"1\"}\n\
+     {:process 1, :type :invoke, :f :get, :key \"k\", :value nil}\n\
+     {:process 1, :type :ok, :f :get, :key \"k\", :value \"2\"}\n",
+];
+
+/// The report of a short run of a built-in scenario, as `dst run --report`
+/// writes it.
+pub fn report() -> &'static str {
+    static REPORT: OnceLock<String> = OnceLock::new();
+    REPORT.get_or_init(|| {
+        let reg = dst::registry();
+        // Short, so that thousands of cases parse it quickly: faults for
+        // 400 ms, then 600 ms to converge (failing liveness makes a report too).
+        let mut sc = reg.load("raft-crash-restart").expect("built-in");
+        sc.safety_ms = 400;
+        sc.liveness_ms = 600;
+        sc.liveness.tail_ms = 100;
+        let (out, wall_ms) = sim::runner::run_seed(&reg, &sc, 2, &[], None).expect("runs");
+        let class = reg.classify(&out, &sc, &[]);
+        let r = sim::runner::report(&out, class, &sc, 2, &[], wall_ms, Path::new("r.json"));
+        serde_json::to_string(&r).expect("encodes")
+    })
+}
+
+pub fn report_json() -> Json {
+    static JSON: OnceLock<Json> = OnceLock::new();
+    JSON.get_or_init(|| serde_json::from_str(report()).expect("a report is JSON"))
+        .clone()
+}
+
+/// The report's trace as JSON Lines, the other dst history `check` reads.
+pub fn event_lines() -> String {
+    let v = report_json();
+    let events = v["trace"].as_array().expect("a trace");
+    events.iter().take(400).map(|e| format!("{e}\n")).collect()
+}
+
+/// Every built-in scenario file.
+pub fn scenarios() -> &'static [String] {
+    static FILES: OnceLock<Vec<String>> = OnceLock::new();
+    FILES.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .expect("scenarios/")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        files.sort();
+        files
+            .iter()
+            .map(|p| std::fs::read_to_string(p).expect("readable"))
+            .collect()
+    })
+}
+
+pub fn bytes(texts: &[&str]) -> Vec<Vec<u8>> {
+    texts.iter().map(|t| t.as_bytes().to_vec()).collect()
+}
