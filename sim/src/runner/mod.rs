@@ -80,6 +80,7 @@ pub fn load_report(registry: &Registry, path: &std::path::Path) -> Result<(crate
         .map_err(|e| format!("{}: the report's scenario is invalid: {e}", path.display()))?;
     registry
         .validate(&scenario, &r.bugs)
+        .and_then(|_| crate::nemesis::check_plan(&r.plan, scenario.nodes))
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok((r, scenario))
 }
