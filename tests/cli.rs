@@ -136,7 +136,7 @@ fn scenario_knobs_out_of_range_are_bad_input() {
         (
             raft,
             r#""liveness_ms":18446744073709551000"#,
-            "liveness_ms = 18446744073709551000 is out of range 1..=3600000",
+            "liveness_ms = 18446744073709551000 is out of range 0..=3600000",
         ),
         (
             raft,

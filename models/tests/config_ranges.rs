@@ -99,6 +99,21 @@ fn snapshot_knobs_out_of_range_are_named_with_their_range() {
     assert!(registry().validate(&scenario("snapshot", 4, "{}"), &[]).is_ok());
 }
 
+/// A shrunk safety violation runs no liveness phase; a scenario that
+/// checks liveness needs one.
+#[test]
+fn a_liveness_phase_may_be_empty_only_when_liveness_is_not_checked() {
+    let mut s = scenario("raft", 3, "{}");
+    s.liveness_ms = 0;
+    assert!(registry().validate(&s, &[]).is_ok());
+    s.invariants = vec!["liveness".into()];
+    let err = registry().validate(&s, &[]).unwrap_err();
+    assert!(
+        err.contains("liveness_ms = 0 is out of range 1..=3600000 (liveness is checked)"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_generic_invariant_whose_events_a_model_never_reports_is_refused() {
     let mut s = scenario("snapshot", 4, "{}");

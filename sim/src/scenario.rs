@@ -192,11 +192,18 @@ impl Scenario {
         vary::check(&self.vary)?;
         bounds::within("nodes", self.nodes, 1..=NODES_MAX)?;
         bounds::ms("safety_ms", self.safety_ms, 1)?;
-        bounds::ms("liveness_ms", self.liveness_ms, 1)?;
+        // Zero is allowed: a shrunk safety violation needs no liveness phase.
+        bounds::ms("liveness_ms", self.liveness_ms, 0)?;
         bounds::ms("max_clock_skew_ms", self.max_clock_skew_ms, 0)?;
         bounds::within("event_budget", self.event_budget, 1..=bounds::EVENT_BUDGET_MAX)?;
         bounds::ms("liveness.tail_ms", self.liveness.tail_ms, 0)?;
         if self.checks("liveness") {
+            bounds::within_because(
+                "liveness_ms",
+                self.liveness_ms,
+                1..=bounds::TIME_MS_MAX,
+                "liveness is checked",
+            )?;
             bounds::within_because(
                 "liveness.tail_ms",
                 self.liveness.tail_ms,

@@ -22,13 +22,36 @@ pub(super) enum Input<M: Machine> {
 }
 
 impl<M: Machine> Input<M> {
-    fn describe(&self) -> String {
+    /// What a stall message names, copied before the input is handed over
+    /// (no allocation on a step's path).
+    fn brief(&self) -> Brief {
         match self {
-            Input::Boot => "its boot".into(),
-            Input::Message(from, _) => format!("a message from node {from}"),
-            Input::Timer(id) => format!("timer {id}"),
-            Input::Client(req) => format!("client request {}", req.req_id),
-            Input::Fsynced(t) => format!("fsync ticket {t}"),
+            Input::Boot => Brief::Boot,
+            Input::Message(from, _) => Brief::Message(*from),
+            Input::Timer(id) => Brief::Timer(*id),
+            Input::Client(req) => Brief::Client(req.req_id),
+            Input::Fsynced(t) => Brief::Fsynced(*t),
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Brief {
+    Boot,
+    Message(NodeId),
+    Timer(TimerId),
+    Client(u64),
+    Fsynced(SyncTicket),
+}
+
+impl std::fmt::Display for Brief {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Brief::Boot => write!(f, "its boot"),
+            Brief::Message(from) => write!(f, "a message from node {from}"),
+            Brief::Timer(id) => write!(f, "timer {id}"),
+            Brief::Client(req) => write!(f, "client request {req}"),
+            Brief::Fsynced(t) => write!(f, "fsync ticket {t}"),
         }
     }
 }
@@ -156,7 +179,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             out: Vec::new(),
             outputs_max: limits::STEP_OUTPUTS_MAX,
         };
-        let what = input.describe();
+        let what = input.brief();
         let result = catch_unwind(AssertUnwindSafe(|| match input {
             Input::Boot => machine.boot(&mut io),
             Input::Message(from, msg) => machine.on_message(from, msg, &mut io),
