@@ -106,6 +106,108 @@ fn bad_ranges_are_bad_input() {
     );
 }
 
+/// Every scenario knob out of its range: exit 2 and one line naming the
+/// knob, its value and the range, at load, before any seed runs.
+#[test]
+fn scenario_knobs_out_of_range_are_bad_input() {
+    let p = tmp("out-of-range.json");
+    let raft = r#""model":"raft","nodes":3,"invariants":["liveness"]"#;
+    for (head, body, needle) in [
+        (
+            raft,
+            r#""faults":{"drop_probability_max":1.5}"#,
+            "scenario x: faults.drop_probability_max = 1.5 is out of range 0..=1",
+        ),
+        (
+            raft,
+            r#""faults":{"torn_write_probability":-0.1}"#,
+            "faults.torn_write_probability = -0.1 is out of range 0..=1",
+        ),
+        (
+            raft,
+            r#""faults":{"delay_ms_min":30,"delay_ms_max":10}"#,
+            "faults.delay_ms_min = 30 exceeds faults.delay_ms_max = 10",
+        ),
+        (
+            raft,
+            r#""faults":{"spared":[5]}"#,
+            "faults.spared = 5 is out of range 0..=2",
+        ),
+        (
+            raft,
+            r#""liveness_ms":18446744073709551000"#,
+            "liveness_ms = 18446744073709551000 is out of range 0..=3600000",
+        ),
+        (
+            raft,
+            r#""safety_ms":3600001"#,
+            "safety_ms = 3600001 is out of range 1..=3600000",
+        ),
+        (
+            raft,
+            r#""event_budget":0"#,
+            "event_budget = 0 is out of range 1..=10000000",
+        ),
+        (
+            raft,
+            r#""workload":{"clients":0}"#,
+            "workload.clients = 0 is out of range 1..=100 (liveness judges client ops)",
+        ),
+        (
+            raft,
+            r#""workload":{"op_timeout_ms":0}"#,
+            "workload.op_timeout_ms = 0 is out of range 1..=3600000",
+        ),
+        (
+            raft,
+            r#""liveness_ms":2000,"liveness":{"tail_ms":3000}"#,
+            "liveness.tail_ms = 3000 is out of range 0..=1999 (shorter than liveness_ms)",
+        ),
+        (
+            raft,
+            r#""config":{"heartbeat_ms":0}"#,
+            "config.heartbeat_ms = 0 is out of range 1..=149 (below config.election_timeout_ms_min)",
+        ),
+        (
+            raft,
+            r#""vary":{"config.heartbeat_ms":{"range":[0,40]}}"#,
+            "(when vary draws config.heartbeat_ms=0)",
+        ),
+        (
+            r#""model":"raft-rs-0.7.0","nodes":3,"invariants":[]"#,
+            r#""config":{"tick_ms":0}"#,
+            "config.tick_ms = 0 is out of range 1..=3600000",
+        ),
+        (
+            r#""model":"raft","nodes":12,"invariants":[]"#,
+            r#""safety_ms":1000"#,
+            "nodes = 12 is out of range 1..=9",
+        ),
+    ] {
+        std::fs::write(&p, format!(r#"{{"name":"x",{head},{body}}}"#)).unwrap();
+        assert_bad(&dst(&["run", p.to_str().unwrap()]), needle);
+        assert_bad(&dst(&["fuzz", p.to_str().unwrap(), "--seeds", "0..1"]), needle);
+    }
+}
+
+/// A report whose plan was edited to name a node the cluster lacks.
+#[test]
+fn a_report_whose_plan_names_a_missing_node_is_bad_input() {
+    let p = tmp("node-99.json");
+    let o = dst(&["run", "raft-partitions", "--seed", "3", "--report", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    let at = v["plan"].as_array().unwrap().len();
+    v["plan"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"at_ns": 5, "action": "crash", "node": 99}));
+    std::fs::write(&p, v.to_string()).unwrap();
+    let needle = format!("plan[{at}].node = 99 is out of range 0..=4");
+    assert_bad(&dst(&["replay", p.to_str().unwrap()]), &needle);
+    assert_bad(&dst(&["shrink", p.to_str().unwrap()]), &needle);
+}
+
 #[test]
 fn a_found_bug_writes_a_report_that_replays_exactly() {
     let p = tmp("apply-requeue.json");

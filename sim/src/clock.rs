@@ -73,7 +73,8 @@ impl Clock {
     pub fn true_after(&self, true_now_ns: u64, local_ns: u64) -> u64 {
         let rate = 1_000_000 + self.drift_ppm as i128;
         let d = (local_ns as i128 * 1_000_000 + rate - 1) / rate;
-        true_now_ns + d.max(0) as u64
+        // A timer beyond the end of any run never fires: saturate, never wrap.
+        true_now_ns.saturating_add(u64::try_from(d.max(0)).unwrap_or(u64::MAX))
     }
 }
 

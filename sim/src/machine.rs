@@ -76,9 +76,18 @@ pub struct Io<'a, M: Machine + ?Sized> {
     pub(crate) durable: &'a [M::Rec],
     pub(crate) next_ticket: &'a mut SyncTicket,
     pub(crate) out: Vec<Output<M>>,
+    /// Past this many outputs the step is cut short (see
+    /// [`crate::world::limits::STEP_OUTPUTS_MAX`]).
+    pub(crate) outputs_max: usize,
 }
 
 impl<'a, M: Machine + ?Sized> Io<'a, M> {
+    fn push(&mut self, o: Output<M>) {
+        if self.out.len() >= self.outputs_max {
+            std::panic::panic_any(crate::world::limits::OutputFlood);
+        }
+        self.out.push(o);
+    }
     pub fn id(&self) -> NodeId {
         self.id
     }
@@ -110,7 +119,7 @@ impl<'a, M: Machine + ?Sized> Io<'a, M> {
         self.durable
     }
     pub fn send(&mut self, to: NodeId, msg: M::Msg) {
-        self.out.push(Output::Send { to, msg });
+        self.push(Output::Send { to, msg });
     }
     /// The messages sent so far in this step, for a model that stamps
     /// everything it sends on the way out (a clock, a signature) in one place.
@@ -122,38 +131,38 @@ impl<'a, M: Machine + ?Sized> Io<'a, M> {
     }
     /// Fire `on_timer(id)` after `after_ns` of this node's monotonic clock.
     pub fn set_timer(&mut self, id: TimerId, after_ns: u64) {
-        self.out.push(Output::SetTimer { id, after_ns });
+        self.push(Output::SetTimer { id, after_ns });
     }
     pub fn cancel_timer(&mut self, id: TimerId) {
-        self.out.push(Output::CancelTimer { id });
+        self.push(Output::CancelTimer { id });
     }
     pub fn disk_append(&mut self, rec: M::Rec) {
-        self.out.push(Output::Disk(DiskOp::Append(rec)));
+        self.push(Output::Disk(DiskOp::Append(rec)));
     }
     pub fn disk_replace(&mut self, recs: Vec<M::Rec>) {
-        self.out.push(Output::Disk(DiskOp::Replace(recs)));
+        self.push(Output::Disk(DiskOp::Replace(recs)));
     }
     /// Ask for every disk operation issued so far to become durable.
     /// `on_fsynced(ticket)` follows once it is, unless the node crashes first.
     pub fn fsync(&mut self) -> SyncTicket {
         *self.next_ticket += 1;
         let t = *self.next_ticket;
-        self.out.push(Output::Fsync(t));
+        self.push(Output::Fsync(t));
         t
     }
     pub fn reply(&mut self, req_id: u64, reply: ClientReply) {
-        self.out.push(Output::Reply { req_id, reply });
+        self.push(Output::Reply { req_id, reply });
     }
     pub fn event(&mut self, e: ModelEvent) {
-        self.out.push(Output::Event(e));
+        self.push(Output::Event(e));
     }
     /// Report an event of the model's own vocabulary: a serde type that
     /// serializes to an object tagged by `model` (see [`crate::event::CustomEvent`]).
     pub fn emit<T: Serialize>(&mut self, e: &T) {
-        self.out.push(Output::Event(ModelEvent::custom(e)));
+        self.push(Output::Event(ModelEvent::custom(e)));
     }
     /// Mark a `sometimes` coverage goal as reached.
     pub fn reached(&mut self, goal: &'static str) {
-        self.out.push(Output::Reached(goal));
+        self.push(Output::Reached(goal));
     }
 }

@@ -8,7 +8,9 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+mod check;
 mod targeted;
+pub use check::{check_plan, DRIFT_PPM_MAX};
 pub use targeted::{BurstFault, Trigger};
 
 /// Which node an action hits. `Leader` is resolved when the action fires,

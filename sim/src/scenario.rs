@@ -1,6 +1,7 @@
 //! A scenario: the cluster, its workload, its fault profile, the invariants
 //! it checks, the coverage goals it must reach and the outcome it expects.
 
+use crate::bounds;
 use crate::check::LivenessParams;
 use crate::nemesis::FaultProfile;
 use crate::one_line::one_line;
@@ -55,6 +56,19 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub varied: BTreeMap<String, serde_json::Value>,
 }
+
+/// The largest cluster a scenario may run.
+pub const NODES_MAX: usize = 9;
+/// The most clients a workload may run.
+pub const CLIENTS_MAX: u32 = 100;
+/// The most keys a workload may touch.
+pub const KEYS_MAX: u32 = 1_000_000;
+/// The largest weight of one op kind, and the most retries of one op.
+pub const WEIGHT_MAX: u32 = 1_000_000;
+pub const RETRIES_MAX: u32 = 1_000;
+/// Invariants that judge the client history: with no client they would
+/// pass without judging anything.
+const CLIENT_INVARIANTS: &[&str] = &["linearizable", "bounded-staleness", "liveness"];
 
 fn default_safety_ms() -> u64 {
     10_000
@@ -134,6 +148,32 @@ impl Default for WorkloadConfig {
     }
 }
 
+impl WorkloadConfig {
+    fn validate(&self) -> Result<(), String> {
+        bounds::within("workload.clients", self.clients, 0..=CLIENTS_MAX)?;
+        bounds::within("workload.keys", self.keys, 1..=KEYS_MAX)?;
+        bounds::ms("workload.think_ms_max", self.think_ms_max, 0)?;
+        bounds::ms("workload.op_timeout_ms", self.op_timeout_ms, 1)?;
+        bounds::within("workload.retries_max", self.retries_max, 0..=RETRIES_MAX)?;
+        bounds::ms("workload.retry_backoff_ms", self.retry_backoff_ms, 0)?;
+        bounds::ms("workload.read_spell_ms", self.read_spell_ms, 0)?;
+        let weights = [
+            ("workload.put_weight", self.put_weight),
+            ("workload.append_weight", self.append_weight),
+            ("workload.get_weight", self.get_weight),
+            ("workload.cas_weight", self.cas_weight),
+            ("workload.follower_get_weight", self.follower_get_weight),
+        ];
+        for (field, w) in weights {
+            bounds::within(field, w, 0..=WEIGHT_MAX)?;
+        }
+        if weights.iter().all(|(_, w)| *w == 0) {
+            return Err("workload: every op weight is 0, so clients have no op to send".into());
+        }
+        Ok(())
+    }
+}
+
 impl Scenario {
     /// Parse and check what needs no model; the error is one line fit for a
     /// user. [`crate::registry::Registry::validate`] checks the rest.
@@ -143,40 +183,49 @@ impl Scenario {
         Ok(s)
     }
 
+    /// Every knob within its documented range (see [`crate::bounds`]);
+    /// the error is one line naming the knob, its value and the range.
     pub fn validate(&self) -> Result<(), String> {
-        let n = &self.name;
-        vary::check(&self.vary).map_err(|e| format!("scenario {n}: {e}"))?;
-        if !(1..=9).contains(&self.nodes) {
-            return Err(format!("scenario {n}: nodes must be 1 to 9, not {}", self.nodes));
+        self.check_knobs().map_err(|e| format!("scenario {}: {e}", self.name))
+    }
+
+    fn check_knobs(&self) -> Result<(), String> {
+        vary::check(&self.vary)?;
+        bounds::within("nodes", self.nodes, 1..=NODES_MAX)?;
+        bounds::ms("safety_ms", self.safety_ms, 1)?;
+        // Zero is allowed: a shrunk safety violation needs no liveness phase.
+        bounds::ms("liveness_ms", self.liveness_ms, 0)?;
+        bounds::ms("max_clock_skew_ms", self.max_clock_skew_ms, 0)?;
+        bounds::within("event_budget", self.event_budget, 1..=bounds::EVENT_BUDGET_MAX)?;
+        bounds::ms("liveness.tail_ms", self.liveness.tail_ms, 0)?;
+        if self.checks("liveness") {
+            bounds::within_because(
+                "liveness_ms",
+                self.liveness_ms,
+                1..=bounds::TIME_MS_MAX,
+                "liveness is checked",
+            )?;
+            bounds::within_because(
+                "liveness.tail_ms",
+                self.liveness.tail_ms,
+                0..=self.liveness_ms - 1,
+                "shorter than liveness_ms",
+            )?;
         }
-        if self.liveness.tail_ms >= self.liveness_ms && self.invariants.iter().any(|i| i == "liveness") {
-            return Err(format!(
-                "scenario {n}: liveness.tail_ms must be shorter than liveness_ms"
-            ));
+        self.workload.validate()?;
+        if let Some(id) = CLIENT_INVARIANTS.iter().find(|id| self.checks(id)) {
+            bounds::within_because(
+                "workload.clients",
+                self.workload.clients,
+                1..=CLIENTS_MAX,
+                &format!("{id} judges client ops"),
+            )?;
         }
-        let w = &self.workload;
-        let weights = [
-            w.put_weight,
-            w.append_weight,
-            w.get_weight,
-            w.cas_weight,
-            w.follower_get_weight,
-        ];
-        let total: u64 = weights.iter().map(|&x| u64::from(x)).sum();
-        if total == 0 || w.keys == 0 {
-            return Err(format!("scenario {n}: the workload has no ops or no keys"));
-        }
-        // The client draws an op below the total as a u32.
-        if total > u64::from(u32::MAX) {
-            return Err(format!(
-                "scenario {n}: the workload's op weights add up to more than {}",
-                u32::MAX
-            ));
-        }
-        if self.faults.delay_ms_min > self.faults.delay_ms_max {
-            return Err(format!("scenario {n}: faults.delay_ms_min exceeds delay_ms_max"));
-        }
-        Ok(())
+        self.faults.validate(self.nodes)
+    }
+
+    fn checks(&self, invariant: &str) -> bool {
+        self.invariants.iter().any(|i| i == invariant)
     }
 
     /// The scenario as seed `seed` runs it: every knob of `vary` drawn and

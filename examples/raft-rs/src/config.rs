@@ -41,25 +41,33 @@ impl Default for RaftRsConfig {
     }
 }
 
+/// The most ticks an election or heartbeat timeout may span.
+pub const TICKS_MAX: usize = 100_000;
+/// The most append messages in flight to one follower.
+pub const INFLIGHT_MAX: usize = 1_000_000;
+
 impl RaftRsConfig {
     /// The checks the crate's own `Config::validate` makes, before any node
     /// is built, so that a bad scenario is one line and not a panic per seed.
     pub fn validate(&self) -> Result<(), String> {
+        use sim::bounds::{ms, within, within_because};
+        ms("config.tick_ms", self.tick_ms, 1)?;
+        within("config.heartbeat_tick", self.heartbeat_tick, 1..=TICKS_MAX - 1)?;
+        within_because(
+            "config.election_tick",
+            self.election_tick,
+            self.heartbeat_tick + 1..=TICKS_MAX,
+            "above config.heartbeat_tick",
+        )?;
+        within("config.min_election_tick", self.min_election_tick, 0..=TICKS_MAX)?;
+        within("config.max_election_tick", self.max_election_tick, 0..=2 * TICKS_MAX)?;
         let (min, max) = self.election_range();
-        if self.tick_ms == 0 {
-            return Err("tick_ms must be positive".into());
-        }
-        if self.heartbeat_tick == 0 || self.election_tick <= self.heartbeat_tick {
-            return Err("election_tick must be greater than heartbeat_tick, which must be positive".into());
-        }
         if min < self.election_tick || max <= min {
             return Err(format!(
-                "the election timeout range [{min}, {max}) must start at election_tick or above and not be empty"
+                "config: election timeout range [{min}, {max}) must start at election_tick or above and not be empty"
             ));
         }
-        if self.max_inflight_msgs == 0 {
-            return Err("max_inflight_msgs must be positive".into());
-        }
+        within("config.max_inflight_msgs", self.max_inflight_msgs, 1..=INFLIGHT_MAX)?;
         Ok(())
     }
 

@@ -59,6 +59,9 @@ fn model<V: Version>(about: &str) -> ModelDef {
         Ok(move |id| Node::<V>::new(id, nodes, cfg.clone()))
     })
     .goals(GOALS)
+    // No leases, clocks or follower reads: what the crate reports is roles,
+    // commits, applies and the clients' ops.
+    .generic(&["no-dual-leaders", "state-machine-safety", "no-double-apply", "linearizable", "liveness"])
     .invariant(InvariantDef::new(AckAfterDurable::ID, AckAfterDurable::HOLDS_WHEN, |_| {
         Box::new(AckAfterDurable::default())
     }))

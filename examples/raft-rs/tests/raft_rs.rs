@@ -50,7 +50,7 @@ fn a_bad_config_is_one_line_before_any_node_runs() {
     bad.config = serde_json::json!({ "election_ticks": 3 });
     assert!(r.validate(&bad, &[]).unwrap_err().contains("unknown field `election_ticks`"));
     bad.config = serde_json::json!({ "election_tick": 5, "heartbeat_tick": 5 });
-    assert!(r.validate(&bad, &[]).unwrap_err().contains("greater than heartbeat_tick"));
+    assert!(r.validate(&bad, &[]).unwrap_err().contains("config.election_tick = 5 is out of range 6..=100000"));
     bad.model = "raft-rs-0.5".into();
     assert!(r.validate(&bad, &[]).unwrap_err().contains("unknown model 'raft-rs-0.5'"));
 }

@@ -1,6 +1,7 @@
 //! Knobs of the Raft model and its catalogued bug switches.
 
 use serde::Deserialize;
+use sim::bounds::{ms, ordered, within, within_because};
 
 /// Cluster and timing options; times are on each node's own monotonic clock.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -84,38 +85,57 @@ impl Default for RaftConfig {
 }
 
 impl RaftConfig {
-    /// Rejects options the model cannot run with, naming the knob.
+    /// Rejects options the model cannot run with: one line naming the
+    /// knob, its value and its range (README, "Model configs").
     pub fn validate(&self) -> Result<(), String> {
-        if self.nodes == 0 {
-            return Err("raft: nodes must be at least 1".into());
-        }
-        if self.election_timeout_ms_min == 0 || self.election_timeout_ms_min > self.election_timeout_ms_max {
-            return Err("raft: need 0 < election_timeout_ms_min <= election_timeout_ms_max".into());
-        }
-        if self.heartbeat_ms == 0 || self.heartbeat_ms >= self.election_timeout_ms_min {
-            return Err("raft: need 0 < heartbeat_ms < election_timeout_ms_min".into());
-        }
-        if self.max_entries_per_append == 0 {
-            return Err("raft: max_entries_per_append must be at least 1".into());
-        }
-        if self.compact_every_entries == 0 {
-            return Err("raft: compact_every_entries must be at least 1".into());
-        }
-        if self.apply_batch_ms == 0 {
-            return Err("raft: apply_batch_ms must be at least 1".into());
-        }
-        if self.leases > 0 && self.lease_ms == 0 {
-            return Err("raft: lease_ms must be at least 1 when there are leases".into());
-        }
-        if self.swim_probe_ms > 0 && self.swim_suspect_ms == 0 {
-            return Err("raft: swim_suspect_ms must be at least 1 when membership runs".into());
-        }
-        if self.clock_drift_ppm_max >= 1_000_000 {
-            return Err("raft: clock_drift_ppm_max must be below 1000000".into());
-        }
-        Ok(())
+        within("nodes", self.nodes, 1..=sim::scenario::NODES_MAX)?;
+        let (min, max) = (self.election_timeout_ms_min, self.election_timeout_ms_max);
+        ms("config.election_timeout_ms_min", min, 1)?;
+        ms("config.election_timeout_ms_max", max, 1)?;
+        ordered(
+            "config.election_timeout_ms_min",
+            min,
+            "config.election_timeout_ms_max",
+            max,
+        )?;
+        // A heartbeat no shorter than the election timeout deposes every
+        // leader; a zero one re-arms forever without time moving on.
+        within_because(
+            "config.heartbeat_ms",
+            self.heartbeat_ms,
+            1..=min - 1,
+            "below config.election_timeout_ms_min",
+        )?;
+        within(
+            "config.max_entries_per_append",
+            self.max_entries_per_append,
+            1..=ENTRIES_MAX as usize,
+        )?;
+        within(
+            "config.compact_every_entries",
+            self.compact_every_entries,
+            1..=ENTRIES_MAX,
+        )?;
+        ms("config.apply_batch_ms", self.apply_batch_ms, 1)?;
+        ms("config.follower_read_staleness_ms", self.follower_read_staleness_ms, 0)?;
+        within("config.clock_drift_ppm_max", self.clock_drift_ppm_max, 0..=999_999)?;
+        within("config.leases", self.leases, 0..=LEASES_MAX)?;
+        ms("config.lease_ms", self.lease_ms, u64::from(self.leases > 0))?;
+        ms("config.lease_self_fence_ms", self.lease_self_fence_ms, 0)?;
+        ms("config.swim_probe_ms", self.swim_probe_ms, 0)?;
+        ms(
+            "config.swim_suspect_ms",
+            self.swim_suspect_ms,
+            u64::from(self.swim_probe_ms > 0),
+        )
     }
 }
+
+/// The largest entry count a knob may name (entries per append, entries
+/// between snapshots).
+pub const ENTRIES_MAX: u64 = 1_000_000;
+/// The most descriptor leases the nodes may contend for.
+pub const LEASES_MAX: u32 = 1_000;
 
 /// The path of a linearizable read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]

@@ -1,6 +1,7 @@
 //! Knobs of the snapshot-store model and its catalogued bug switches.
 
 use serde::Deserialize;
+use sim::bounds::{ms, probability, within, within_because, TIME_MS_MAX};
 
 /// Times are on the acting node's own monotonic clock, except TTLs, which
 /// run on the store's wall clock (skew and jumps included).
@@ -101,43 +102,64 @@ impl SnapConfig {
         2..self.nodes
     }
 
-    /// Rejects options the model cannot run with, naming the knob.
+    /// Rejects options the model cannot run with: one line naming the
+    /// knob, its value and its range (README, "Model configs").
     pub fn validate(&self) -> Result<(), String> {
-        if self.nodes < 3 {
-            return Err("snapshot: needs at least 3 nodes (store, journal, one owner)".into());
-        }
-        if self.partitions == 0 || self.keys_per_partition == 0 {
-            return Err("snapshot: partitions and keys_per_partition must be at least 1".into());
-        }
-        let periods = [
-            ("produce_every_ms", self.produce_every_ms),
-            ("fetch_every_ms", self.fetch_every_ms),
-            ("flush_every_ms", self.flush_every_ms),
-            ("commit_every_ms", self.commit_every_ms),
-            ("tick_ms", self.tick_ms),
-            ("heartbeat_ms", self.heartbeat_ms),
-            ("store_timeout_ms", self.store_timeout_ms),
-            ("reap_every_ms", self.reap_every_ms),
-            ("rows_every_ms", self.rows_every_ms),
-            ("fetch_records_max", self.fetch_records_max as u64),
-        ];
-        if let Some((name, _)) = periods.iter().find(|(_, v)| *v == 0) {
-            return Err(format!("snapshot: {name} must be at least 1"));
-        }
-        if self.session_ms <= self.heartbeat_ms {
-            return Err("snapshot: session_ms must exceed heartbeat_ms".into());
-        }
-        for (name, p) in [
-            ("delete_probability", self.delete_probability),
-            ("reply_drop_probability", self.reply_drop_probability),
+        within_because(
+            "nodes",
+            self.nodes,
+            3..=sim::scenario::NODES_MAX,
+            "the store, the journal and at least one owner",
+        )?;
+        within("config.partitions", self.partitions, 1..=PARTITIONS_MAX)?;
+        within(
+            "config.keys_per_partition",
+            self.keys_per_partition,
+            1..=KEYS_PER_PARTITION_MAX,
+        )?;
+        within(
+            "config.fetch_records_max",
+            self.fetch_records_max,
+            1..=FETCH_RECORDS_MAX,
+        )?;
+        // Zero periods re-arm their timers forever without time moving on.
+        for (field, v) in [
+            ("config.produce_every_ms", self.produce_every_ms),
+            ("config.fetch_every_ms", self.fetch_every_ms),
+            ("config.flush_every_ms", self.flush_every_ms),
+            ("config.commit_every_ms", self.commit_every_ms),
+            ("config.tick_ms", self.tick_ms),
+            ("config.heartbeat_ms", self.heartbeat_ms),
+            ("config.store_timeout_ms", self.store_timeout_ms),
+            ("config.reap_every_ms", self.reap_every_ms),
+            ("config.rows_every_ms", self.rows_every_ms),
         ] {
-            if !(0.0..=1.0).contains(&p) {
-                return Err(format!("snapshot: {name} must lie in 0..=1"));
-            }
+            ms(field, v, 1)?;
         }
-        Ok(())
+        for (field, v) in [
+            ("config.produce_ms", self.produce_ms),
+            ("config.rebalance_every_ms", self.rebalance_every_ms),
+            ("config.revoke_delay_ms_max", self.revoke_delay_ms_max),
+            ("config.persist_ttl_ms", self.persist_ttl_ms),
+            ("config.delete_ttl_ms", self.delete_ttl_ms),
+        ] {
+            ms(field, v, 0)?;
+        }
+        within_because(
+            "config.session_ms",
+            self.session_ms,
+            self.heartbeat_ms + 1..=TIME_MS_MAX,
+            "above config.heartbeat_ms",
+        )?;
+        probability("config.delete_probability", self.delete_probability)?;
+        probability("config.reply_drop_probability", self.reply_drop_probability)
     }
 }
+
+/// The most journal partitions, keys per partition and records per fetch.
+pub const PARTITIONS_MAX: u32 = 1_000;
+pub const KEYS_PER_PARTITION_MAX: u32 = 10_000;
+pub const FETCH_RECORDS_MAX: u32 = 100_000;
 
 /// One switch per catalogued bug; all off is the correct model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -84,6 +84,13 @@ impl Registry {
                 b.id
             );
         }
+        for id in model.generic.iter().flatten() {
+            assert!(
+                check::GENERIC.iter().any(|(g, _)| g == id),
+                "model '{}' names '{id}', which is no generic invariant",
+                model.name
+            );
+        }
         for inv in &model.invariants {
             assert!(
                 !check::GENERIC.iter().any(|(id, _)| *id == inv.id),
@@ -158,6 +165,7 @@ impl Registry {
         check::GENERIC
             .iter()
             .copied()
+            .filter(|(id, _)| model.generic.as_ref().is_none_or(|g| g.contains(id)))
             .chain(model.invariants.iter().map(|i| (i.id, i.holds_when)))
     }
 
@@ -175,41 +183,45 @@ impl Registry {
     }
 
     /// A built-in scenario by name, or a scenario file by path, validated
-    /// against its model; the error is one line.
+    /// against its model; the error is one line (naming the file, if any).
     pub fn load(&self, name_or_path: &str) -> Result<Scenario, String> {
         self.load_unescaped(name_or_path)
             .map_err(|e| crate::one_line::one_line(&e))
     }
 
     fn load_unescaped(&self, name_or_path: &str) -> Result<Scenario, String> {
-        let s = match self.builtin(name_or_path) {
-            Some(s) => s.clone(),
-            None if name_or_path.ends_with(".json") || std::path::Path::new(name_or_path).exists() => {
-                let text = std::fs::read_to_string(name_or_path)
-                    .map_err(|e| format!("cannot read scenario {name_or_path}: {e}"))?;
-                Scenario::from_json(&text).map_err(|e| format!("{name_or_path}: {e}"))?
-            }
-            None => {
-                let names: Vec<&str> = self.scenarios.iter().map(|s| s.name.as_str()).collect();
-                return Err(format!(
-                    "unknown scenario '{name_or_path}' (built-in: {}; or give a .json path)",
-                    names.join(", ")
-                ));
-            }
-        };
-        self.validate(&s, &[])?;
-        self.validate_draws(&s)?;
-        Ok(s)
+        if let Some(s) = self.builtin(name_or_path) {
+            let s = s.clone();
+            self.validate(&s, &[])?;
+            self.validate_draws(&s)?;
+            return Ok(s);
+        }
+        if !name_or_path.ends_with(".json") && !std::path::Path::new(name_or_path).exists() {
+            let names: Vec<&str> = self.scenarios.iter().map(|s| s.name.as_str()).collect();
+            return Err(format!(
+                "unknown scenario '{name_or_path}' (built-in: {}; or give a .json path)",
+                names.join(", ")
+            ));
+        }
+        let text =
+            std::fs::read_to_string(name_or_path).map_err(|e| format!("cannot read scenario {name_or_path}: {e}"))?;
+        Scenario::from_json(&text)
+            .and_then(|s| self.validate(&s, &[]).map(|_| s))
+            .and_then(|s| self.validate_draws(&s).map(|_| s))
+            .map_err(|e| format!("{name_or_path}: {e}"))
     }
 
-    /// Checks that no draw of the scenario's `vary` can give a config its
-    /// model refuses: every combination of the knobs' extremes is tried.
+    /// Checks that no draw of the scenario's `vary` can give a scenario
+    /// out of range or a config its model refuses: every combination of
+    /// the knobs' extremes is tried.
     pub fn validate_draws(&self, scenario: &Scenario) -> Result<(), String> {
-        for corner in scenario.corners()? {
-            self.validate(&corner, &[]).map_err(|e| {
-                let knobs: Vec<String> = corner.varied.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        for values in crate::vary::corners(&scenario.vary) {
+            let when = |e: String| {
+                let knobs: Vec<String> = values.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 format!("{e} (when vary draws {})", knobs.join(", "))
-            })?;
+            };
+            let corner = crate::vary::apply(scenario, &values).map_err(when)?;
+            self.validate(&corner, &[]).map_err(when)?;
         }
         Ok(())
     }
@@ -225,6 +237,15 @@ impl Registry {
         let n = &scenario.name;
         scenario.validate()?;
         let model = self.model(&scenario.model).map_err(|e| format!("scenario {n}: {e}"))?;
+        for (field, ids) in [("invariants", &scenario.invariants), ("coverage", &scenario.coverage)] {
+            if let Some(id) = ids
+                .iter()
+                .enumerate()
+                .find_map(|(i, id)| ids[..i].contains(id).then_some(id))
+            {
+                return Err(format!("scenario {n}: {field} lists '{id}' twice"));
+            }
+        }
         for id in &scenario.invariants {
             if !self.invariants_of(model).any(|(i, _)| i == id) {
                 let known: Vec<&str> = self.invariants_of(model).map(|(i, _)| i).collect();
@@ -353,6 +374,9 @@ impl Registry {
     ) -> Result<RunOutcome, String> {
         let scenario = &scenario.drawn(seed)?;
         let runner = self.prepare(scenario, bugs)?;
+        if let Some(plan) = &fixed.plan {
+            crate::nemesis::check_plan(plan, scenario.nodes).map_err(|e| format!("scenario {}: {e}", scenario.name))?;
+        }
         let spec = RunSpec {
             scenario,
             seed,

@@ -96,6 +96,10 @@ pub struct ModelDef {
     /// `sometimes` goals the model can mark reached: id and meaning.
     pub goals: Vec<(&'static str, &'static str)>,
     pub invariants: Vec<InvariantDef>,
+    /// The generic invariants whose events the model reports; `None`: all
+    /// of them. A scenario may name no other, since a checker fed none of
+    /// its events would pass without judging anything.
+    pub generic: Option<Vec<&'static str>>,
     pub(super) prepare: Box<Prepare>,
 }
 
@@ -136,6 +140,7 @@ impl ModelDef {
             real_bugs: Vec::new(),
             goals: Vec::new(),
             invariants: Vec::new(),
+            generic: None,
             prepare: Box::new(prepare),
         }
     }
@@ -155,6 +160,13 @@ impl ModelDef {
     /// The coverage goals it can reach: (id, what reaching it means).
     pub fn goals(mut self, goals: &[(&'static str, &'static str)]) -> Self {
         self.goals.extend_from_slice(goals);
+        self
+    }
+
+    /// The only generic invariants its scenarios may check: those whose
+    /// events it reports (by default, every one).
+    pub fn generic(mut self, ids: &[&'static str]) -> Self {
+        self.generic = Some(ids.to_vec());
         self
     }
 

@@ -88,10 +88,14 @@ pub fn load_report(registry: &Registry, path: &std::path::Path) -> Result<(crate
 }
 
 /// The scenario a parsed report ran, checked against the registry with the
-/// report's bug switches; the error is one line.
+/// report's bug switches, and the report's plan against that scenario's
+/// cluster; the error is one line.
 pub fn report_scenario(registry: &Registry, r: &crate::report::Report) -> Result<Scenario, String> {
     let scenario: Scenario = serde_json::from_value(r.config.clone())
         .map_err(|e| one_line(&format!("the report's scenario is invalid: {e}")))?;
-    registry.validate(&scenario, &r.bugs).map_err(|e| one_line(&e))?;
+    registry
+        .validate(&scenario, &r.bugs)
+        .and_then(|_| crate::nemesis::check_plan(&r.plan, scenario.nodes))
+        .map_err(|e| one_line(&e))?;
     Ok(scenario)
 }

@@ -234,6 +234,10 @@ fn fits(a: &Action, nodes: usize, spared: &[usize]) -> bool {
         Action::Isolate {
             target: crate::nemesis::Target::Node(node),
             ..
+        }
+        | Action::Targeted {
+            trigger: crate::nemesis::Trigger::Unsynced { node: Some(node) },
+            ..
         } => ok(node),
         _ => true,
     }

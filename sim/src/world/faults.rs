@@ -88,7 +88,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             }
             Action::Pause { node, ms } => {
                 let slot = &mut self.nodes[node];
-                slot.paused_until = slot.paused_until.max(self.now + ms * MS);
+                slot.paused_until = slot.paused_until.max(self.now.saturating_add(ms.saturating_mul(MS)));
             }
             Action::PauseLeader { .. } | Action::ClockDriftLeader { .. } | Action::CutLeaderLink { .. } => {
                 unreachable!("resolved to a node above")

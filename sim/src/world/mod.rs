@@ -8,6 +8,7 @@
 
 mod client;
 mod faults;
+pub mod limits;
 mod messages;
 mod node;
 mod panic;
@@ -126,6 +127,7 @@ struct World<'a, M: Machine, F: Fn(NodeId) -> M> {
     coverage: BTreeSet<String>,
     healed: bool,
     watch: targeted::Watch,
+    pace: limits::Pace,
 }
 
 /// Run one seed of a scenario on a fresh madsim runtime. `factory` builds a
@@ -150,14 +152,18 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         let sc = spec.scenario;
         let draw = sc.faults.draw(&mut stream(spec.seed, Stream::Swarm));
         let plan = spec.plan.unwrap_or_else(|| {
-            sc.faults
-                .plan(&draw, sc.nodes, sc.safety_ms * MS, &mut stream(spec.seed, Stream::Plan))
+            sc.faults.plan(
+                &draw,
+                sc.nodes,
+                sc.safety_ms.saturating_mul(MS),
+                &mut stream(spec.seed, Stream::Plan),
+            )
         });
         let read_only_spells = match sc.workload.read_spell_ms {
             0 => Vec::new(),
             ms => {
                 let mut rng = stream(spec.seed, Stream::Spells);
-                let spells = (sc.safety_ms + sc.liveness_ms) / ms + 1;
+                let spells = sc.safety_ms.saturating_add(sc.liveness_ms) / ms + 1;
                 (0..spells).map(|_| chance(&mut rng, 0.5)).collect()
             }
         };
@@ -191,6 +197,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             coverage: BTreeSet::new(),
             healed: false,
             watch,
+            pace: limits::Pace::default(),
         }
     }
 
@@ -241,13 +248,16 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             let t = self.plan[i].at_ns;
             self.at(t, Ev::Plan(i));
         }
-        self.at(sc.safety_ms * MS, Ev::Heal);
-        self.at((sc.safety_ms + sc.liveness_ms) * MS, Ev::End);
+        // Saturating: a scenario built in code skips validation, and a
+        // wrapped end would skip the liveness phase and pass.
+        let heal = sc.safety_ms.saturating_mul(MS);
+        self.at(heal, Ev::Heal);
+        self.at(heal.saturating_add(sc.liveness_ms.saturating_mul(MS)), Ev::End);
         for n in 0..sc.nodes {
             self.boot(n, false);
         }
         for c in 0..sc.workload.clients {
-            let t = range(&mut self.work_rng, 0, sc.workload.think_ms_max * MS);
+            let t = range(&mut self.work_rng, 0, sc.workload.think_ms_max.saturating_mul(MS));
             self.at(t, Ev::ClientTick { client: c });
         }
         let start = madsim::time::Instant::now();
@@ -256,12 +266,16 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 madsim::time::sleep_until(start + std::time::Duration::from_nanos(t)).await;
                 self.now = t;
             }
+            if !self.pace(&ev) {
+                return;
+            }
             let Some(ev) = self.hold_if_paused(ev) else { continue };
             if matches!(ev, Ev::End) {
                 self.finish();
                 return;
             }
             self.handle(ev);
+            self.check_pending();
             if self.verdict.is_some() {
                 return;
             }

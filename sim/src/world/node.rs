@@ -2,7 +2,7 @@
 //! each input as one step of its machine, whose outputs the world carries out.
 
 use super::targeted::Cue;
-use super::{panic_text, Ev, Verdict, World, MS};
+use super::{limits, panic_text, Ev, Verdict, World, MS};
 use crate::clock::Clock;
 use crate::disk::Disk;
 use crate::event::{EventKind, ModelEvent, Role};
@@ -19,6 +19,41 @@ pub(super) enum Input<M: Machine> {
     Timer(TimerId),
     Client(ClientReq),
     Fsynced(SyncTicket),
+}
+
+impl<M: Machine> Input<M> {
+    /// What a stall message names, copied before the input is handed over
+    /// (no allocation on a step's path).
+    fn brief(&self) -> Brief {
+        match self {
+            Input::Boot => Brief::Boot,
+            Input::Message(from, _) => Brief::Message(*from),
+            Input::Timer(id) => Brief::Timer(*id),
+            Input::Client(req) => Brief::Client(req.req_id),
+            Input::Fsynced(t) => Brief::Fsynced(*t),
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Brief {
+    Boot,
+    Message(NodeId),
+    Timer(TimerId),
+    Client(u64),
+    Fsynced(SyncTicket),
+}
+
+impl std::fmt::Display for Brief {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Brief::Boot => write!(f, "its boot"),
+            Brief::Message(from) => write!(f, "a message from node {from}"),
+            Brief::Timer(id) => write!(f, "timer {id}"),
+            Brief::Client(req) => write!(f, "client request {req}"),
+            Brief::Fsynced(t) => write!(f, "fsync ticket {t}"),
+        }
+    }
 }
 
 pub(super) struct Slot<M: Machine> {
@@ -142,7 +177,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             durable: slot.disk.durable(),
             next_ticket: &mut slot.next_ticket,
             out: Vec::new(),
+            outputs_max: limits::STEP_OUTPUTS_MAX,
         };
+        let what = input.brief();
         let result = catch_unwind(AssertUnwindSafe(|| match input {
             Input::Boot => machine.boot(&mut io),
             Input::Message(from, msg) => machine.on_message(from, msg, &mut io),
@@ -152,6 +189,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }));
         let out = std::mem::take(&mut io.out);
         if let Err(payload) = result {
+            if payload.is::<limits::OutputFlood>() {
+                self.stalled(format!(
+                    "node {node} produced more than {} outputs handling {what}",
+                    limits::STEP_OUTPUTS_MAX
+                ));
+                return;
+            }
             let message = panic_text(&payload);
             self.record(
                 Some(node),
@@ -186,6 +230,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
 
     fn output(&mut self, node: NodeId, o: Output<M>) {
         match o {
+            Output::Send { to, .. } if to >= self.nodes.len() => {
+                let n = self.nodes.len();
+                let msg = format!("node {node} sent a message to node {to}, which does not exist (nodes 0..{n})");
+                if self.verdict.is_none() {
+                    self.verdict = Some(Verdict::error(msg, vec![]));
+                }
+            }
             Output::Send { to, msg } => self.send(node, to, msg),
             Output::SetTimer { id, after_ns } => {
                 let slot = &mut self.nodes[node];
