@@ -56,12 +56,35 @@ pub struct Report {
     pub trace: Vec<Event>,
 }
 
+/// The largest report written: about 2.8 million events. The default event
+/// budget (2 million) stays below it; a scenario that raises the budget past
+/// it gets a line saying so instead of a file of gigabytes.
+pub const REPORT_BYTES_MAX: usize = 256 << 20;
+
 impl Report {
     /// Write to `path` atomically; creates the parent folder. See
     /// [`crate::files::write_atomic`] for what is refused.
     pub fn write(&self, path: &Path) -> Result<(), String> {
-        let text = serde_json::to_vec(self).map_err(|e| format!("cannot encode report: {e}"))?;
+        let text = self.encode(REPORT_BYTES_MAX)?;
         crate::files::write_atomic(path, &text)
+    }
+
+    /// The report as JSON, if it is no larger than `limit` bytes; else a
+    /// line saying how large it would be.
+    pub fn encode(&self, limit: usize) -> Result<Vec<u8>, String> {
+        let text = serde_json::to_vec(self).map_err(|e| format!("cannot encode report: {e}"))?;
+        if text.len() > limit {
+            return Err(format!(
+                "the report of {} seed {} would be {} MB ({} bytes, {} events), over the {} MB limit, and is not written; a smaller event_budget keeps runs shorter, and dst run replays the seed",
+                self.scenario,
+                self.seed,
+                text.len() >> 20,
+                text.len(),
+                self.trace.len(),
+                limit >> 20
+            ));
+        }
+        Ok(text)
     }
 
     /// Read and validate a report; the error is one line.
