@@ -15,6 +15,9 @@ fn an_oversized_report_says_so_instead_of_being_written() {
     let whole = report.encode(usize::MAX).unwrap();
     assert!(whole.len() > 1000);
     let e = report.encode(whole.len() - 1).unwrap_err();
-    assert!(e.contains(&format!("{} bytes", whole.len())) && !e.contains('\n'), "{e}");
+    assert!(
+        e.contains(&format!("{} bytes", whole.len())) && !e.contains('\n'),
+        "{e}"
+    );
     assert_eq!(report.encode(whole.len()).unwrap(), whole);
 }
