@@ -252,3 +252,32 @@ fn a_closed_stdout_ends_quietly() {
     assert_eq!(o.status.code(), Some(141), "{}", err(&o));
     assert!(err(&o).is_empty(), "quietly: {}", err(&o));
 }
+
+#[test]
+fn check_into_a_closed_pipe_ends_quietly() {
+    let d = scratch("check-pipe");
+    let history = d.join("run.json");
+    let o = out(&["run", "raft-read-index", "--report", history.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = dst()
+        .args(["check", history.to_str().unwrap()])
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(141), "{}", err(&o));
+    assert!(err(&o).is_empty(), "quietly: {}", err(&o));
+}
+
+#[test]
+fn debug_logs_carry_no_misleading_hashmap_warning() {
+    let o = dst()
+        .args(["fuzz", "raft-crash-restart", "--seeds", "0..3", "--jobs", "1"])
+        .env("RUST_LOG", "debug")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(!err(&o).contains("will not be deterministic"), "{}", err(&o));
+}
