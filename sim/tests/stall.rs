@@ -37,6 +37,8 @@ enum Loop {
     Stray,
     /// Correct: every millisecond it reports an event.
     Tick,
+    /// Refuses every client op with a leader hint naming no node.
+    StrayHint,
 }
 
 struct Stuck {
@@ -75,7 +77,8 @@ impl Machine for Stuck {
         }
     }
     fn on_client(&mut self, req: ClientReq, io: &mut Io<Self>) {
-        io.reply(req.req_id, ClientReply::NotLeader { hint: None });
+        let hint = (self.how == Loop::StrayHint).then_some(io.nodes() + 96);
+        io.reply(req.req_id, ClientReply::NotLeader { hint });
     }
     fn on_fsynced(&mut self, _: SyncTicket, _: &mut Io<Self>) {}
 }
@@ -208,4 +211,22 @@ fn the_bounds_leave_a_busy_correct_run_alone() {
     let out = registry().run(&scenario("tick"), 2, &[], None).unwrap();
     assert_eq!(out.verdict.status, Status::Pass, "{:?}", out.verdict);
     assert!(out.trace.len() > 4_000, "every node ticked every millisecond");
+}
+
+#[test]
+fn a_leader_hint_naming_no_node_sends_the_client_to_the_next_node() {
+    let reg = registry();
+    let json = serde_json::to_string(&scenario("stray-hint")).unwrap();
+    let s = Scenario::from_json(&json.replace(r#""clients":0"#, r#""clients":2"#)).unwrap();
+    assert_eq!(s.workload.clients, 2);
+    reg.validate(&s, &[]).unwrap();
+    let out = reg.run(&s, 5, &[], None).unwrap();
+    assert_eq!(out.verdict.status, Status::Pass, "{:?}", out.verdict);
+    let fails = out
+        .trace
+        .events()
+        .iter()
+        .filter(|e| matches!(e.kind, sim::event::EventKind::Fail { .. }))
+        .count();
+    assert!(fails > 0, "the clients ran out of retries against refusals");
 }

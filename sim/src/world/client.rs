@@ -215,7 +215,10 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 }
                 let n = self.nodes.len();
                 let c = &mut self.clients[client];
-                c.next = Some(hint.filter(|h| *h != op.node).unwrap_or((op.node + 1) % n));
+                // A hint naming no node of the cluster is treated as a real
+                // client would meet it (no such address): the next node in turn.
+                let useful = |h: &NodeId| *h != op.node && *h < n;
+                c.next = Some(hint.filter(useful).unwrap_or((op.node + 1) % n));
                 c.leader = None;
                 c.op = Some(op);
                 let backoff = range(&mut self.work_rng, 1, self.scenario.workload.retry_backoff_ms) * MS;
