@@ -100,11 +100,32 @@ mod tests {
     #[test]
     fn an_ack_of_what_is_durable_passes_and_one_beyond_it_fails() {
         let mut c = AckAfterDurable::default();
-        c.observe(&ev(0, 1, LogEvent::LogWritten { first: 1, last: 5 })).unwrap();
+        c.observe(&ev(0, 1, LogEvent::LogWritten { first: 1, last: 5 }))
+            .unwrap();
         c.observe(&ev(1, 1, LogEvent::LogDurable { last: 5 })).unwrap();
-        c.observe(&ev(2, 1, LogEvent::AppendAcked { index: 5, to: 0, term: 0 })).unwrap();
-        c.observe(&ev(3, 1, LogEvent::LogWritten { first: 6, last: 7 })).unwrap();
-        let v = c.observe(&ev(4, 1, LogEvent::AppendAcked { index: 7, to: 0, term: 0 })).unwrap_err();
+        c.observe(&ev(
+            2,
+            1,
+            LogEvent::AppendAcked {
+                index: 5,
+                to: 0,
+                term: 0,
+            },
+        ))
+        .unwrap();
+        c.observe(&ev(3, 1, LogEvent::LogWritten { first: 6, last: 7 }))
+            .unwrap();
+        let v = c
+            .observe(&ev(
+                4,
+                1,
+                LogEvent::AppendAcked {
+                    index: 7,
+                    to: 0,
+                    term: 0,
+                },
+            ))
+            .unwrap_err();
         assert_eq!(v.evidence, vec![1, 4]);
     }
 
@@ -112,10 +133,31 @@ mod tests {
     fn a_rewrite_below_the_durable_point_makes_the_rest_volatile_again() {
         let mut c = AckAfterDurable::default();
         c.observe(&ev(0, 2, LogEvent::LogDurable { last: 10 })).unwrap();
-        c.observe(&ev(1, 2, LogEvent::LogWritten { first: 8, last: 9 })).unwrap();
-        assert!(c.observe(&ev(2, 2, LogEvent::AppendAcked { index: 9, to: 0, term: 0 })).is_err());
+        c.observe(&ev(1, 2, LogEvent::LogWritten { first: 8, last: 9 }))
+            .unwrap();
+        assert!(c
+            .observe(&ev(
+                2,
+                2,
+                LogEvent::AppendAcked {
+                    index: 9,
+                    to: 0,
+                    term: 0
+                }
+            ))
+            .is_err());
         // Other nodes are judged on their own disks.
-        assert!(c.observe(&ev(3, 3, LogEvent::AppendAcked { index: 1, to: 0, term: 0 })).is_err());
+        assert!(c
+            .observe(&ev(
+                3,
+                3,
+                LogEvent::AppendAcked {
+                    index: 1,
+                    to: 0,
+                    term: 0
+                }
+            ))
+            .is_err());
     }
 
     #[test]
@@ -135,9 +177,29 @@ mod tests {
         c.observe(&role(0, 10)).unwrap();
         c.observe(&ev(1, 1, LogEvent::LogDurable { last: 132 })).unwrap();
         c.observe(&role(2, 11)).unwrap();
-        c.observe(&ev(3, 1, LogEvent::LogWritten { first: 132, last: 132 })).unwrap();
+        c.observe(&ev(3, 1, LogEvent::LogWritten { first: 132, last: 132 }))
+            .unwrap();
         // Made in term 10, when 132 was durable; the rewrite came later.
-        c.observe(&ev(4, 1, LogEvent::AppendAcked { index: 132, to: 0, term: 10 })).unwrap();
-        assert!(c.observe(&ev(5, 1, LogEvent::AppendAcked { index: 132, to: 0, term: 11 })).is_err());
+        c.observe(&ev(
+            4,
+            1,
+            LogEvent::AppendAcked {
+                index: 132,
+                to: 0,
+                term: 10,
+            },
+        ))
+        .unwrap();
+        assert!(c
+            .observe(&ev(
+                5,
+                1,
+                LogEvent::AppendAcked {
+                    index: 132,
+                    to: 0,
+                    term: 11
+                }
+            ))
+            .is_err());
     }
 }

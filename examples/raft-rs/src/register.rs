@@ -16,8 +16,14 @@ pub const GOALS: &[(&str, &str)] = &[
     ("check-quorum-stepdown", "a leader that heard no quorum stepped down"),
     ("restart-with-log", "a node restarted with entries on its disk"),
     ("read-index-read", "a read was answered through read_index"),
-    ("compaction", "a node snapshotted its state machine and compacted its log"),
-    ("install-snapshot", "a lagging node installed a snapshot from the leader"),
+    (
+        "compaction",
+        "a node snapshotted its state machine and compacted its log",
+    ),
+    (
+        "install-snapshot",
+        "a lagging node installed a snapshot from the leader",
+    ),
 ];
 
 /// tikv/raft-rs#128: `Ready.must_sync` ignores new entries.
@@ -61,10 +67,18 @@ fn model<V: Version>(about: &str) -> ModelDef {
     .goals(GOALS)
     // No leases, clocks or follower reads: what the crate reports is roles,
     // commits, applies and the clients' ops.
-    .generic(&["no-dual-leaders", "state-machine-safety", "no-double-apply", "linearizable", "liveness"])
-    .invariant(InvariantDef::new(AckAfterDurable::ID, AckAfterDurable::HOLDS_WHEN, |_| {
-        Box::new(AckAfterDurable::default())
-    }))
+    .generic(&[
+        "no-dual-leaders",
+        "state-machine-safety",
+        "no-double-apply",
+        "linearizable",
+        "liveness",
+    ])
+    .invariant(InvariantDef::new(
+        AckAfterDurable::ID,
+        AckAfterDurable::HOLDS_WHEN,
+        |_| Box::new(AckAfterDurable::default()),
+    ))
 }
 
 /// Adds both releases and their scenarios to `registry`.

@@ -48,11 +48,20 @@ fn a_bad_config_is_one_line_before_any_node_runs() {
     let r = registry();
     let mut bad = named(&r, "crash-restart", "0.7.0");
     bad.config = serde_json::json!({ "election_ticks": 3 });
-    assert!(r.validate(&bad, &[]).unwrap_err().contains("unknown field `election_ticks`"));
+    assert!(r
+        .validate(&bad, &[])
+        .unwrap_err()
+        .contains("unknown field `election_ticks`"));
     bad.config = serde_json::json!({ "election_tick": 5, "heartbeat_tick": 5 });
-    assert!(r.validate(&bad, &[]).unwrap_err().contains("config.election_tick = 5 is out of range 6..=100000"));
+    assert!(r
+        .validate(&bad, &[])
+        .unwrap_err()
+        .contains("config.election_tick = 5 is out of range 6..=100000"));
     bad.model = "raft-rs-0.5".into();
-    assert!(r.validate(&bad, &[]).unwrap_err().contains("unknown model 'raft-rs-0.5'"));
+    assert!(r
+        .validate(&bad, &[])
+        .unwrap_err()
+        .contains("unknown model 'raft-rs-0.5'"));
 }
 
 /// The crates draw election timeouts from an unseeded thread-local
@@ -70,13 +79,22 @@ fn a_seed_replays_to_the_same_trace() {
                 .unwrap();
             assert_eq!(here.trace.hash_hex(), there, "{} seed {seed}", s.name);
             let again = r.run(s, seed, &[], Some(here.plan.clone())).unwrap();
-            assert_eq!(here.trace.hash_hex(), again.trace.hash_hex(), "{} seed {seed} with its plan", s.name);
+            assert_eq!(
+                here.trace.hash_hex(),
+                again.trace.hash_hex(),
+                "{} seed {seed} with its plan",
+                s.name
+            );
         }
     }
 }
 
 fn passes_and_covers(kind: &str, seeds: std::ops::Range<u64>) {
-    let s = fuzz(&registry(), &FuzzOptions::seeds(&format!("raft-rs-0.7.0-{kind}"), seeds)).unwrap();
+    let s = fuzz(
+        &registry(),
+        &FuzzOptions::seeds(&format!("raft-rs-0.7.0-{kind}"), seeds),
+    )
+    .unwrap();
     assert!(s.ok(), "{}", s.failures().join("\n"));
 }
 
@@ -141,12 +159,19 @@ fn the_v043_finding_replays_and_shrinks() {
     assert_eq!(class, sim::runner::Class::Expected);
     let dir = std::env::temp_dir().join(format!("raft-rs-shrink-{}", std::process::id()));
     let path = dir.join("found.json");
-    sim::runner::report(&out, class, &s, 0, &[], ms, &path).write(&path).unwrap();
+    sim::runner::report(&out, class, &s, 0, &[], ms, &path)
+        .write(&path)
+        .unwrap();
     let (report, _) = sim::runner::load_report(&r, &path).unwrap();
     let again = r.run(&s, report.seed, &[], Some(report.plan.clone())).unwrap();
     assert_eq!(again.trace.hash_hex(), report.trace_hash);
     let shrunk = sim::runner::shrink::shrink(&r, &path, None, 100).unwrap();
-    assert!(shrunk.plan_to < shrunk.plan_from / 4, "{} -> {}", shrunk.plan_from, shrunk.plan_to);
+    assert!(
+        shrunk.plan_to < shrunk.plan_from / 4,
+        "{} -> {}",
+        shrunk.plan_from,
+        shrunk.plan_to
+    );
     assert!(shrunk.events_to <= shrunk.events_from);
     assert_eq!(shrunk.verdict.invariant.as_deref(), Some("state-machine-safety"));
 }
