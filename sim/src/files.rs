@@ -38,7 +38,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
 /// long run does not find out at its first failure.
 pub fn check_dir(dir: &Path) -> Result<(), String> {
     match std::fs::metadata(dir) {
-        Ok(m) if !m.is_dir() => Err(format!("{} is not a folder", dir.display())),
+        Ok(m) if !m.is_dir() => Err(format!("report folder: {} is not a folder", dir.display())),
         _ => Ok(()),
     }
 }

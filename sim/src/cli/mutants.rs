@@ -27,7 +27,7 @@ pub fn main(
         Err(e) => return Exit::Bad(e),
     };
     if let Err(e) = crate::files::check_dir(dir) {
-        return Exit::Bad(format!("report folder: {e}"));
+        return Exit::Bad(e);
     }
     let guided = how.guided;
     let s = mutants(reg, chosen, max_seeds, jobs, how, dir, |h: &Hunt| {

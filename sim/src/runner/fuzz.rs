@@ -204,7 +204,7 @@ pub fn fuzz_with(
         registry.validate(s, &opts.bugs)?;
     }
     if let Some(dir) = &opts.report_dir {
-        crate::files::check_dir(dir).map_err(|e| format!("report folder: {e}"))?;
+        crate::files::check_dir(dir)?;
     }
     let (shard_i, shard_n) = opts.shard;
     if shard_n == 0 || shard_i >= shard_n {

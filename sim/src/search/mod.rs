@@ -139,7 +139,7 @@ pub fn search(
     let scenario = registry.load(&opts.scenario)?;
     registry.validate(&scenario, &opts.bugs)?;
     if let Some(dir) = &opts.report_dir {
-        crate::files::check_dir(dir).map_err(|e| format!("report folder: {e}"))?;
+        crate::files::check_dir(dir)?;
     }
     let started = Instant::now();
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
