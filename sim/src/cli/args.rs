@@ -133,6 +133,8 @@ pub struct FuzzArgs {
     pub cursor: Option<PathBuf>,
     #[command(flatten)]
     pub out: VerdictOut,
+    #[command(flatten)]
+    pub corpus: CorpusOut,
 }
 
 #[derive(clap::Args, Debug)]
@@ -142,6 +144,21 @@ pub struct MergeArgs {
     pub summaries: Vec<PathBuf>,
     #[command(flatten)]
     pub out: VerdictOut,
+    #[command(flatten)]
+    pub corpus: CorpusOut,
+}
+
+/// Where a campaign's new kinds of failure go.
+#[derive(clap::Args, Debug)]
+pub struct CorpusOut {
+    /// Append each unexpected failure of a kind this corpus file lacks
+    /// (its signature: scenario, cause, bug switches, evidence kinds),
+    /// shrunk, as a line `cargo test` can replay.
+    #[arg(long, value_name = "FILE")]
+    pub corpus: Option<PathBuf>,
+    /// Most runs to spend shrinking each new line.
+    #[arg(long, default_value_t = 400, value_name = "RUNS")]
+    pub corpus_shrink_runs: u64,
 }
 
 /// Where a fuzz verdict goes besides the terminal.

@@ -37,7 +37,7 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         },
         Err(e) => return Exit::Bad(e),
     };
-    if let Err(e) = check_targets(&a.out) {
+    if let Err(e) = check_targets(&a.out).and_then(|_| super::corpus::check(&a.corpus)) {
         return Exit::Bad(e);
     }
     let mut lo = lo;
@@ -120,6 +120,15 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         }
     }
     let exit = publish(&rec, &a.out);
+    let ran = |name: &str, print: &str| {
+        s.scenarios
+            .iter()
+            .find(|sc| sc.name == name && crate::runner::record::fingerprint(sc) == print)
+            .cloned()
+    };
+    if let Err(e) = super::corpus::grow_from(reg, &rec, &a.corpus, &ran) {
+        return Exit::Bad(e);
+    }
     match s.unwritten.first() {
         Some(first) if matches!(exit, Exit::Clean | Exit::Found) => Exit::Bad(format!(
             "{} report(s) could not be written (first: {first})",

@@ -2,10 +2,11 @@
 
 use super::args::MergeArgs;
 use super::Exit;
+use crate::registry::Registry;
 use crate::runner::record::{merge, FuzzRecord};
 
-pub fn main(a: &MergeArgs) -> Exit {
-    if let Err(e) = super::fuzz::check_targets(&a.out) {
+pub fn main(reg: &Registry, a: &MergeArgs) -> Exit {
+    if let Err(e) = super::fuzz::check_targets(&a.out).and_then(|_| super::corpus::check(&a.corpus)) {
         return Exit::Bad(e);
     }
     let mut records = Vec::new();
@@ -16,7 +17,13 @@ pub fn main(a: &MergeArgs) -> Exit {
         }
     }
     match merge(&records) {
-        Ok(merged) => super::fuzz::publish(&merged, &a.out),
+        Ok(merged) => {
+            let exit = super::fuzz::publish(&merged, &a.out);
+            match super::corpus::grow_from(reg, &merged, &a.corpus, &super::corpus::from_registry(reg)) {
+                Ok(()) => exit,
+                Err(e) => Exit::Bad(e),
+            }
+        }
         Err(e) => Exit::Bad(e),
     }
 }

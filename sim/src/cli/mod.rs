@@ -13,6 +13,7 @@ mod args;
 mod bench;
 mod check;
 mod commands;
+mod corpus;
 mod fuzz;
 mod merge;
 mod mutants;
@@ -101,7 +102,7 @@ where
         } => commands::run(r, &scenario, seed, &bugs, report, json),
         Cmd::Replay { report, json } => commands::replay(r, &report, json),
         Cmd::Fuzz(args) => fuzz::main(r, args),
-        Cmd::Merge(args) => merge::main(&args),
+        Cmd::Merge(args) => merge::main(r, &args),
         Cmd::Search(args) => search::main(r, args),
         Cmd::Shrink {
             report,

@@ -2,7 +2,7 @@
 //! scenario, a seed, bug switches and the outcome that seed must keep.
 //! Replaying it is how a finding stays found.
 
-use super::run_seed;
+use super::{run_seed, run_seed_with};
 use crate::registry::Registry;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -20,6 +20,24 @@ pub struct CorpusLine {
     /// Why the line is there.
     #[serde(default)]
     pub why: String,
+    /// What kind of failure the line keeps (see [`super::grow::signature`]);
+    /// a campaign that grows the corpus adds no second line of a kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// The shrunk counterexample: run this instead of the seed's own draw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case: Option<CorpusCase>,
+}
+
+/// A run pinned beyond its seed, as a shrunk report pins it: the scenario
+/// as it ran (drawn and simplified), the fault plan and the calmed messages.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorpusCase {
+    pub config: serde_json::Value,
+    pub plan: Vec<crate::nemesis::PlanEntry>,
+    #[serde(default)]
+    pub calm: crate::calm::Calm,
 }
 
 /// Replays every line of the corpus at `path`. `Ok` holds the lines read;
@@ -39,10 +57,7 @@ pub fn corpus(registry: &Registry, path: impl AsRef<Path>) -> Result<Vec<CorpusL
                 continue;
             }
         };
-        let got = registry
-            .load(&line.scenario)
-            .and_then(|s| run_seed(registry, &s, line.seed, &line.bugs, None))
-            .map(|(out, _)| outcome_name(&out));
+        let got = run_line(registry, &line).map(|out| outcome_name(&out));
         match got {
             Ok(g) if g == line.expect => {}
             Ok(g) => wrong.push(format!(
@@ -58,6 +73,25 @@ pub fn corpus(registry: &Registry, path: impl AsRef<Path>) -> Result<Vec<CorpusL
     } else {
         Err(wrong.join("\n"))
     }
+}
+
+/// Runs a line: its seed of the named scenario, or its attached case.
+fn run_line(registry: &Registry, line: &CorpusLine) -> Result<crate::world::RunOutcome, String> {
+    let Some(case) = &line.case else {
+        let s = registry.load(&line.scenario)?;
+        return run_seed(registry, &s, line.seed, &line.bugs, None).map(|(out, _)| out);
+    };
+    let scenario: crate::scenario::Scenario = serde_json::from_value(case.config.clone())
+        .map_err(|e| crate::one_line::one_line(&format!("the line's case is not a scenario: {e}")))?;
+    registry
+        .validate(&scenario, &line.bugs)
+        .and_then(|_| crate::nemesis::check_plan(&case.plan, scenario.nodes))
+        .map_err(|e| crate::one_line::one_line(&e))?;
+    let fixed = crate::world::Overrides {
+        plan: Some(case.plan.clone()),
+        calm: case.calm.clone(),
+    };
+    run_seed_with(registry, &scenario, line.seed, &line.bugs, fixed).map(|(out, _)| out)
 }
 
 fn outcome_name(out: &crate::world::RunOutcome) -> String {

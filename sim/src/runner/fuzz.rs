@@ -74,6 +74,8 @@ pub struct SeedDone {
     pub report_error: Option<String>,
     /// The run's trace hash; empty if it could not run.
     pub trace_hash: String,
+    /// The kinds of the verdict's evidence events (see [`super::grow::signature`]).
+    pub evidence: Vec<String>,
 }
 
 /// The verdict over a whole fuzz run.
@@ -286,6 +288,7 @@ fn one(
         report: None,
         report_error: None,
         trace_hash: String::new(),
+        evidence: vec![],
     };
     let (out, wall_ms) = match run_seed(registry, s, seed, bugs, None) {
         Err(e) => {
@@ -309,6 +312,7 @@ fn one(
     d.coverage = out.coverage.iter().cloned().collect();
     d.violated = outcome::cause(&out);
     d.undecided = outcome::undecided(&out);
+    d.evidence = super::grow::evidence_kinds(&out.verdict, out.trace.events());
     if out.verdict.status != Status::Pass {
         let tag = if class == Class::Unexpected {
             "UNEXPECTED"

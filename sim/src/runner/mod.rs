@@ -16,6 +16,7 @@ pub mod ci;
 mod corpus;
 pub mod cursor;
 mod fuzz;
+pub mod grow;
 pub mod mutants;
 mod outcome;
 pub(crate) mod pool;
@@ -23,7 +24,7 @@ pub mod record;
 pub mod shrink;
 mod tally;
 
-pub use corpus::{corpus, CorpusLine};
+pub use corpus::{corpus, CorpusCase, CorpusLine};
 pub use fuzz::{fuzz, fuzz_with, parse_seeds, parse_shard, FuzzOptions, FuzzSummary, SeedDone};
 pub use outcome::{cause, cause_of, classify, describe, report, report_path, undecided, Class, PANIC};
 pub use tally::{Declared, Finding, Judge, Tally};

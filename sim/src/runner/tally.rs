@@ -42,6 +42,9 @@ pub struct Finding {
     /// Empty when the seed could not run at all.
     pub trace_hash: String,
     pub report: Option<PathBuf>,
+    /// The evidence events' kinds, for the failure's signature.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<String>,
 }
 
 impl Tally {
@@ -80,6 +83,7 @@ impl Tally {
             expected,
             trace_hash: d.trace_hash.clone(),
             report: d.report.clone(),
+            evidence: d.evidence.clone(),
         };
         self.findings.insert(d.seed, finding);
     }
