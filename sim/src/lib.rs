@@ -30,6 +30,7 @@ pub mod scenario;
 pub mod search;
 pub mod trace;
 pub mod vary;
+pub mod view;
 pub mod workload;
 pub mod world;
 

@@ -33,6 +33,9 @@ pub enum Cmd {
         /// Where to write the report (default: reports/ on failure only).
         #[arg(long)]
         report: Option<PathBuf>,
+        /// Also write the report's HTML view beside it (REPORT.html).
+        #[arg(long)]
+        html: bool,
         #[arg(long)]
         json: bool,
     },
@@ -47,8 +50,19 @@ pub enum Cmd {
     /// Re-run a report: exit 0 if verdict and trace hash match, 1 if not.
     Replay {
         report: PathBuf,
+        /// Also write the report's HTML view beside it (REPORT.html).
+        #[arg(long)]
+        html: bool,
         #[arg(long)]
         json: bool,
+    },
+    /// A report as one self-contained HTML page: lanes per node, faults,
+    /// messages, client operations and the violation (opens from disk).
+    View {
+        report: PathBuf,
+        /// Where to write the page (default: REPORT.html beside the report).
+        #[arg(short, long)]
+        out: Option<PathBuf>,
     },
     /// A smaller counterexample that fails the same way: fewer faults, calmer messages, a shorter run.
     Shrink {
@@ -127,6 +141,9 @@ pub struct FuzzArgs {
     /// Run every seed twice and fail on any difference in trace hash.
     #[arg(long)]
     pub determinism: bool,
+    /// Also write each report's HTML view beside it (REPORT.html).
+    #[arg(long)]
+    pub html: bool,
     /// Continue where the last run with this file stopped, and record where
     /// this one stops: time-boxed runs (--budget) that never repeat a seed.
     #[arg(long)]
@@ -216,6 +233,10 @@ pub struct CheckArgs {
     /// Search steps allowed per key before the verdict is "unknown".
     #[arg(long, default_value_t = crate::lin::DEFAULT_BUDGET_PER_KEY)]
     pub budget: u64,
+    /// Also draw the history (client operations, and the longest partial
+    /// linearization if it fails) as a self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     #[arg(long)]
     pub json: bool,
 }

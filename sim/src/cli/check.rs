@@ -20,16 +20,28 @@ pub fn main(args: &CheckArgs) -> Exit {
     let opts = Options {
         budget_per_key: args.budget,
     };
+    if let Some(Err(e)) = args.html.as_deref().map(crate::files::refuse_special) {
+        return bad(&e);
+    }
+    let html = args.html.is_some().then_some(file.as_str());
     let judged = match format {
-        HistoryFormat::Jepsen => lin::parse_jepsen::parse(&text).map(|h| judge(&lin::Register, &h, &opts, "line")),
-        HistoryFormat::Edn => lin::parse_edn::parse(&text).map(|h| judge(&lin::StringKv, &h, &opts, "line")),
-        HistoryFormat::Json => lin::parse_dst::parse(&text).map(|h| judge(&lin::DstKv, &h, &opts, "event")),
+        HistoryFormat::Jepsen => {
+            lin::parse_jepsen::parse(&text).map(|h| judge(&lin::Register, &h, &opts, "line", html))
+        }
+        HistoryFormat::Edn => lin::parse_edn::parse(&text).map(|h| judge(&lin::StringKv, &h, &opts, "line", html)),
+        HistoryFormat::Json => lin::parse_dst::parse(&text).map(|h| judge(&lin::DstKv, &h, &opts, "event", html)),
     };
     let mut judged = match judged {
         Ok(j) => j,
         Err(ParseError { line: Some(l), message }) => return bad(&format!("{file}:{l}: {message}")),
         Err(ParseError { line: None, message }) => return bad(&format!("{file}: {message}")),
     };
+    if let (Some(path), Some(view)) = (&args.html, &judged.view) {
+        let page = crate::view::page(&file, view);
+        if let Err(e) = crate::files::write_atomic(path, page.as_bytes()) {
+            return bad(&format!("view not written: {e}"));
+        }
+    }
     if args.json {
         judged.json["file"] = json!(file);
         judged.json["format"] = json!(format!("{format:?}").to_lowercase());
@@ -64,13 +76,36 @@ struct Judged {
     /// Lines for a human; the first follows "FILE: ".
     text: Vec<String>,
     json: Json,
+    /// The page's data, when a page was asked for.
+    view: Option<Json>,
 }
 
-fn judge<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options, unit: &str) -> Judged {
+/// `html`: the file's name, when its page is wanted.
+fn judge<M: Model>(
+    model: &M,
+    h: &History<M::Input, M::Output>,
+    opts: &Options,
+    unit: &str,
+    html: Option<&str>,
+) -> Judged {
+    let mut v = verdict(model, h, opts, unit);
+    v.judged.view = html.map(|file| {
+        let line = v.judged.text.first().cloned().unwrap_or_default();
+        crate::view::history_data(model, h, &v.outcome, file, unit, &line)
+    });
+    v.judged
+}
+
+struct Verdict {
+    judged: Judged,
+    outcome: Outcome,
+}
+
+fn verdict<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options, unit: &str) -> Verdict {
     let c: Checked = lin::check(model, h, opts);
     let keys = if c.keys == 1 { "key" } else { "keys" };
     let mut json = json!({"ops": c.ops, "keys": c.keys, "steps": c.steps, "positions": unit});
-    match &c.outcome {
+    let judged = match &c.outcome {
         Outcome::Linearizable => {
             json["result"] = json!("linearizable");
             Judged {
@@ -80,6 +115,7 @@ fn judge<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options, 
                     c.ops, c.keys, c.steps
                 )],
                 json,
+                view: None,
             }
         }
         Outcome::Unknown { key, reason } => {
@@ -90,6 +126,7 @@ fn judge<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options, 
                 code: 3,
                 text: vec![format!("unknown: {reason}; a larger --budget may decide it")],
                 json,
+                view: None,
             }
         }
         Outcome::NotLinearizable(f) => {
@@ -117,8 +154,17 @@ fn judge<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options, 
                     .map(|&i| format!("    {}", show(i))),
             );
             text.push(format!("  state there: {}", f.state));
-            Judged { code: 1, text, json }
+            Judged {
+                code: 1,
+                text,
+                json,
+                view: None,
+            }
         }
+    };
+    Verdict {
+        judged,
+        outcome: c.outcome,
     }
 }
 

@@ -91,7 +91,15 @@ pub fn list(reg: &Registry, json: bool) -> Exit {
     Exit::Clean
 }
 
-pub fn run(reg: &Registry, name: &str, seed: u64, bugs: &[String], report: Option<PathBuf>, json: bool) -> Exit {
+pub fn run(
+    reg: &Registry,
+    name: &str,
+    seed: u64,
+    bugs: &[String],
+    report: Option<PathBuf>,
+    html: bool,
+    json: bool,
+) -> Exit {
     let scenario = match reg.load(name) {
         Ok(s) => s,
         Err(e) => return Exit::Bad(e),
@@ -118,9 +126,18 @@ pub fn run(reg: &Registry, name: &str, seed: u64, bugs: &[String], report: Optio
         },
         None => None,
     };
+    let page = match written
+        .as_deref()
+        .filter(|_| html)
+        .map(|p| crate::view::write_page(p, None))
+    {
+        Some(Err(e)) => return Exit::Bad(e),
+        Some(Ok(p)) => Some(p),
+        None => None,
+    };
     if json {
         let v = serde_json::json!({
-            "scenario": scenario.name, "seed": seed, "bugs": bugs, "verdict": out.verdict,
+            "scenario": scenario.name, "seed": seed, "bugs": bugs, "verdict": out.verdict, "html": page,
             "expected": class != Class::Unexpected, "trace_hash": out.trace.hash_hex(),
             "events": out.trace.len(), "messages": out.messages, "wall_ms": wall_ms,
             "coverage": out.coverage, "counters": out.counters, "report": written,
@@ -145,6 +162,9 @@ pub fn run(reg: &Registry, name: &str, seed: u64, bugs: &[String], report: Optio
         if let Some(p) = &written {
             crate::outln!("report: {}  (replay: dst replay {})", p.display(), p.display());
         }
+        if let Some(p) = &page {
+            crate::outln!("view: {}", p.display());
+        }
     }
     let undecided = runner::undecided(&out);
     match class {
@@ -154,11 +174,29 @@ pub fn run(reg: &Registry, name: &str, seed: u64, bugs: &[String], report: Optio
     }
 }
 
-pub fn replay(reg: &Registry, path: &Path, json: bool) -> Exit {
+/// `dst view REPORT`: the report's page, written where asked.
+pub fn view(report: &Path, out: Option<&Path>) -> Exit {
+    match crate::view::write_page(report, out) {
+        Ok(p) => {
+            crate::outln!("view: {}", p.display());
+            Exit::Clean
+        }
+        Err(e) => Exit::Bad(e),
+    }
+}
+
+pub fn replay(reg: &Registry, path: &Path, html: bool, json: bool) -> Exit {
     let (r, scenario) = match load_report(reg, path) {
         Ok(x) => x,
         Err(e) => return Exit::Bad(e),
     };
+    if html {
+        match crate::view::write_page(path, None) {
+            Ok(p) if !json => crate::outln!("view: {}", p.display()),
+            Ok(_) => {}
+            Err(e) => return Exit::Bad(e),
+        }
+    }
     let (out, _) = match run_seed_with(reg, &scenario, r.seed, &r.bugs, Overrides::of_report(&r)) {
         Ok(x) => x,
         Err(e) => return Exit::Bad(e),

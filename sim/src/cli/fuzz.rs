@@ -83,6 +83,11 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         if !matches!(d.class, Ok(crate::runner::Class::Pass | crate::runner::Class::Expected)) {
             bad += 1;
         }
+        if let (true, Some(p)) = (a.html, &d.report) {
+            if let Err(e) = crate::view::write_page(p, None) {
+                progress.line(&format!("dst: view of {} not written: {e}", p.display()));
+            }
+        }
         if !d.line.is_empty() {
             let replay = d
                 .report
