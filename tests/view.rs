@@ -1,7 +1,7 @@
 //! The HTML view in a real browser: headless Chromium loads each page from
 //! disk, runs its script, and the page's own status element (read back
 //! from the DOM Chromium dumps) says what it drew and whether anything
-//! failed. Chromium is required where DST_REQUIRE_CHROMIUM is set (CI);
+//! failed; the browser's own console log must stay empty. Chromium is required where DST_REQUIRE_CHROMIUM is set (CI);
 //! elsewhere these tests say they were skipped.
 
 use serde_json::Value;
@@ -70,6 +70,9 @@ fn load(browser: &str, page: &Path, hash: &str) -> (Value, String, f64) {
             "--no-sandbox",
             "--disable-gpu",
             "--no-first-run",
+            // Console messages of the page go to stderr as INFO:CONSOLE lines.
+            "--enable-logging=stderr",
+            "--v=0",
             "--virtual-time-budget=30000",
             &format!("--user-data-dir={}", s(&profile)),
             "--window-size=1400,900",
@@ -81,6 +84,12 @@ fn load(browser: &str, page: &Path, hash: &str) -> (Value, String, f64) {
     let took = started.elapsed().as_secs_f64();
     let _ = std::fs::remove_dir_all(&profile);
     let dom = String::from_utf8_lossy(&o.stdout).to_string();
+    let console: Vec<String> = String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .map(String::from)
+        .collect();
+    assert!(console.is_empty(), "the page wrote to the console: {console:?}");
     let start = dom
         .find("id=\"dst-status\"")
         .unwrap_or_else(|| panic!("no status element in the DOM: {}", &dom[..dom.len().min(2000)]));
