@@ -14,6 +14,7 @@ pub mod cli;
 pub mod clock;
 pub mod disk;
 pub mod event;
+pub mod export;
 pub mod files;
 pub mod hash;
 pub mod interrupt;

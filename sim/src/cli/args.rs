@@ -76,6 +76,16 @@ pub enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// A report's trace for a trace viewer: Perfetto (ui.perfetto.dev) or chrome://tracing.
+    Export {
+        report: PathBuf,
+        /// perfetto: the Chrome Trace Event JSON format.
+        #[arg(long, default_value = "perfetto")]
+        format: String,
+        /// Where to write it (default: stdout).
+        #[arg(short = 'o', long)]
+        out: Option<PathBuf>,
+    },
     /// Every catalogued bug against its scenario: found? after how many seeds?
     Mutants {
         #[arg(long, default_value_t = 2_000)]

@@ -14,6 +14,7 @@ mod bench;
 mod check;
 mod commands;
 mod corpus;
+mod export;
 mod fuzz;
 mod merge;
 mod mutants;
@@ -112,6 +113,7 @@ where
             max_runs,
             json,
         } => shrink::main(r, &report, out, max_runs, json),
+        Cmd::Export { report, format, out } => export::main(&report, &format, out.as_deref()),
         Cmd::Mutants {
             max_seeds,
             guided,

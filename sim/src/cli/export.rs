@@ -1,0 +1,42 @@
+//! `dst export REPORT`: the report's trace for a trace viewer.
+
+use super::Exit;
+use crate::report::Report;
+use std::path::Path;
+
+/// The formats `--format` takes.
+const FORMATS: &[&str] = &["perfetto"];
+
+pub fn main(path: &Path, format: &str, out: Option<&Path>) -> Exit {
+    if !FORMATS.contains(&format) {
+        return Exit::Bad(format!(
+            "unknown export format '{format}' (known: {})",
+            FORMATS.join(", ")
+        ));
+    }
+    // Refused before the work, and before anything is read, as for run --report.
+    if let Some(Err(e)) = out.map(crate::files::refuse_special) {
+        return Exit::Bad(e);
+    }
+    let report = match Report::read(path) {
+        Ok(r) => r,
+        Err(e) => return Exit::Bad(e),
+    };
+    let trace = crate::export::perfetto(&report);
+    let events = trace["traceEvents"].as_array().map_or(0, Vec::len);
+    let text = serde_json::to_string(&trace).expect("a JSON value encodes");
+    match out {
+        None => crate::outln!("{text}"),
+        Some(p) => {
+            if let Err(e) = crate::files::write_atomic(p, text.as_bytes()) {
+                return Exit::Bad(e);
+            }
+            crate::outln!(
+                "{}: {events} trace events, {} bytes; open it in https://ui.perfetto.dev or chrome://tracing",
+                p.display(),
+                text.len()
+            );
+        }
+    }
+    Exit::Clean
+}
