@@ -166,6 +166,22 @@ proptest! {
     }
 
     #[test]
+    fn view_and_export_refuse_unreadable_reports_and_draw_the_rest(b in report()) {
+        // Neither needs the report's scenario registered: only a readable report.
+        let readable = std::str::from_utf8(&b).is_ok_and(|t| sim::report::Report::parse(t).is_ok());
+        for (cmd, out) in [("view", "out.html"), ("export", "out.json")] {
+            let dir = fresh(cmd);
+            std::fs::write(dir.join("r.json"), &b).expect("temp file");
+            let o = dst(&dir, &os(&[cmd, "r.json", "-o", out]));
+            if readable {
+                prop_assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+            } else {
+                refused(&o, &dir, &["r.json"])?;
+            }
+        }
+    }
+
+    #[test]
     fn run_and_fuzz_refuse_broken_scenarios(b in scenario()) {
         let dir = fresh("scenario");
         std::fs::write(dir.join("s.json"), &b).expect("temp file");
