@@ -210,3 +210,220 @@ fn malformed_histories_name_the_line() {
     let o = dst(&["check", "x.log", "--format", "csv"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// A register history as Jepsen writes history.edn, one op a line: a
+/// record, the nemesis, extra keys, keys in any order, a failed cas, a
+/// write that timed out and a process reused after it.
+const EDN_LINES: &str = r#"{:type :invoke, :f :write, :value 1, :process 0, :time 1000, :index 0}
+#jepsen.history.Op{:index 1, :time 2000, :type :ok, :process 0, :f :write, :value 1}
+{:process :nemesis, :type :info, :f :start, :value [:isolated {"n1" #{"n2" "n3"}}]}
+{:process 1, :type :invoke, :f :cas, :value [2 3]}
+{:f :cas, :value [2 3], :process 1, :type :fail, :error [:mismatch "expected 2"]}
+{:process 2, :type :invoke, :f :write, :value 4}
+{:process 2, :type :info, :f :write, :value 4, :error :timeout}
+{:process 2, :type :invoke, :f :read, :value nil}
+{:value 1, :process 2, :f :read, :type :ok}
+{:process 3 :type :invoke :f :cas :value [1 5]}
+{:process 3 :type :ok :f :cas :value [1 5]}
+{:process 4, :type :invoke, :f :read, :value nil}
+{:process 4, :type :ok, :f :read, :value 5}
+"#;
+
+#[test]
+fn jepsen_edn_line_form_verdicts() {
+    let ok = fixture("history-lines.edn", EDN_LINES);
+    for extra in [&[][..], &["--format", "jepsen-edn"], &["--model", "cas-register"]] {
+        let (code, out, err) = check(&ok, extra);
+        assert_eq!(code, Some(0), "{extra:?}: {out}{err}");
+        assert!(out.contains("history-lines.edn: linearizable (5 ops on 1 key"), "{out}");
+    }
+    // The write that timed out may take effect late: a read of 4 at the end is fine.
+    let late = EDN_LINES.replace(":read, :value 5}", ":read, :value 4}");
+    let (code, out, _) = check(&fixture("late.edn", &late), &[]);
+    assert_eq!(code, Some(0), "{out}");
+    // A stale read: 1 was replaced by the cas before the read began.
+    let stale = EDN_LINES.replace(":read, :value 5}", ":read, :value 1}");
+    let (code, out, _) = check(&fixture("stale.edn", &stale), &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("cannot place: read -> 1 by client 4 (lines 12..13)"),
+        "{out}"
+    );
+    assert!(out.contains("cas [1 5] by client 3 (lines 10..11)"), "{out}");
+    // Only the failed cas could have written 3: it never happened.
+    let failed = EDN_LINES.replace(":read, :value 5}", ":read, :value 3}");
+    assert_eq!(check(&fixture("failed.edn", &failed), &[]).0, Some(1));
+}
+
+#[test]
+fn jepsen_edn_vector_form_verdicts() {
+    let vector = |ops: &str| format!("[{}]\n", ops.trim_end().replace('\n', "\n "));
+    let (code, out, _) = check(&fixture("history-vector.edn", &vector(EDN_LINES)), &["--json"]);
+    assert_eq!(code, Some(0), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["format"].as_str(), v["model"].as_str()),
+        (Some("jepsen-edn"), Some("cas-register"))
+    );
+    assert_eq!(v["positions"], "line");
+    // All on one line, positions are op indexes (as Jepsen's :index).
+    let one_line = format!("[{}]", EDN_LINES.trim_end().replace('\n', " "));
+    let stale = one_line.replace(":read, :value 5}", ":read, :value 1}");
+    let (code, out, _) = check(&fixture("one-line.edn", &stale), &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("cannot place: read -> 1 by client 4 (ops 11..12)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn jepsen_edn_values_models_and_initial_values() {
+    let text = "{:process 0, :type :invoke, :f :write, :value :a}\n\
+                {:process 0, :type :ok, :f :write, :value :a}\n\
+                {:process 1, :type :invoke, :f :read, :value nil}\n\
+                {:process 1, :type :ok, :f :read, :value nil}\n";
+    let p = fixture("keywords.edn", text);
+    let (code, out, _) = check(&p, &["--model", "register"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("cannot place: read -> nil by client 1 (lines 3..4)"),
+        "{out}"
+    );
+    let concurrent = fixture(
+        "concurrent.edn",
+        &text.replacen("{:process 0, :type :ok, :f :write, :value :a}\n", "", 1),
+    );
+    let (code, out, _) = check(&concurrent, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    // Starting at 0, no one could read nil.
+    let (code, out, _) = check(&concurrent, &["--initial", "0"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("cannot place: read -> nil by client 1 (lines 2..3)"),
+        "{out}"
+    );
+    let strings = text
+        .replace(":value :a", ":value \"a\"")
+        .replace(":ok, :f :read, :value nil", ":ok, :f :read, :value \"a\"");
+    assert_eq!(check(&fixture("strings.edn", &strings), &[]).0, Some(0));
+    let cas = fixture("cas.edn", "{:process 0, :type :invoke, :f :cas, :value [0 1]}\n");
+    assert_eq!(check(&cas, &["--initial", "-1"]).0, Some(0));
+    assert_malformed(
+        &cas,
+        &["--model", "register"],
+        "cas.edn:1: a :cas op, but the register model has only :read and :write",
+    );
+    assert_malformed(
+        &cas,
+        &["--initial", "[0"],
+        "--initial: expected ']' to close the vector",
+    );
+    assert_malformed(&cas, &["--model", "cas"], "invalid value 'cas' for '--model <MODEL>'");
+    let kv = fixture(
+        "kv-model.edn",
+        "{:process 0, :type :invoke, :f :get, :key \"1\", :value nil}\n",
+    );
+    assert_malformed(
+        &kv,
+        &["--model", "register"],
+        "--model is for jepsen-edn histories, and",
+    );
+    assert_malformed(&kv, &["--initial", "0"], "--initial is for register histories");
+    let log = fixture("initial.log", &jepsen(&["0 :invoke :read nil", "0 :ok :read 7"]));
+    assert_eq!(check(&log, &["--initial", "7"]).0, Some(0));
+    assert_eq!(check(&log, &[]).0, Some(1));
+    assert_malformed(
+        &log,
+        &["--initial", ":a"],
+        "--initial: a Jepsen log's register holds integers, not :a",
+    );
+}
+
+#[test]
+fn malformed_jepsen_edn_names_the_line() {
+    let p = fixture(
+        "bad-type.edn",
+        "[{:process 0, :type :invoke, :f :read}\n {:process 0, :type :done, :f :read}]\n",
+    );
+    assert_malformed(
+        &p,
+        &[],
+        "bad-type.edn:2: expected :type :invoke, :ok, :fail or :info, found :done",
+    );
+    let p = fixture(
+        "open.edn",
+        "[{:process 0, :type :invoke, :f :read}\n {:process 0, :type :ok, :f :read, :value \"x}]\n",
+    );
+    assert_malformed(&p, &[], "open.edn:2: unterminated string");
+    let p = fixture(
+        "deep.edn",
+        &format!(
+            "{{:process 0, :type :invoke, :f :write, :value {}}}",
+            "[".repeat(100_000)
+        ),
+    );
+    assert_malformed(&p, &[], "deep.edn:1: nested deeper than");
+    let p = fixture("nemesis.edn", "{:process :nemesis, :type :info, :f :start}\n");
+    assert_malformed(&p, &[], "nemesis.edn: no Jepsen history ops");
+    let p = fixture("txn.edn", "{:process 0, :type :invoke, :f :txn, :value [[:r 1 nil]]}\n");
+    assert_malformed(
+        &p,
+        &["--format", "jepsen-edn"],
+        "txn.edn:1: expected :f :read, :write or :cas, found :txn",
+    );
+}
+
+/// Random small register histories through the binary, as a Jepsen log
+/// (the direct path) and as Jepsen EDN: the verdicts are the same.
+#[test]
+fn jepsen_edn_agrees_with_the_jepsen_log_path() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let mut verdicts = [0; 2];
+    for h in 0..40 {
+        let (mut log, mut edn) = (Vec::new(), String::new());
+        let mut open: Vec<Option<(&str, String)>> = vec![None; 4];
+        for _ in 0..8 + next(6) {
+            let p = next(4) as usize;
+            match open[p].take() {
+                None => {
+                    let (f, v) = match next(3) {
+                        0 => ("read", "nil".to_string()),
+                        1 => ("write", next(3).to_string()),
+                        _ => ("cas", format!("[{} {}]", next(3), next(3))),
+                    };
+                    log.push(format!("{p} :invoke :{f} {v}"));
+                    edn += &format!("{{:process {p}, :type :invoke, :f :{f}, :value {v}}}\n");
+                    open[p] = Some((f, v));
+                }
+                Some((f, v)) => {
+                    let kind = ["ok", "ok", "ok", "fail", "info"][next(5) as usize];
+                    let v = if f == "read" && kind == "ok" {
+                        ["nil", "0", "1", "2"][next(4) as usize].to_string()
+                    } else {
+                        v
+                    };
+                    log.push(format!("{p} :{kind} :{f} {v}"));
+                    edn += &format!(
+                        "#jepsen.history.Op{{:type :{kind}, :value {v}, :f :{f}, :process {p}, :index {h}}}\n"
+                    );
+                }
+            }
+        }
+        let log: Vec<&str> = log.iter().map(String::as_str).collect();
+        let (a, out_a, _) = check(
+            &fixture(&format!("random-{h}.log"), &jepsen(&log)),
+            &["--format", "jepsen"],
+        );
+        let (b, out_b, _) = check(&fixture(&format!("random-{h}.edn"), &edn), &[]);
+        assert_eq!(a, b, "history {h}:\n{out_a}\n{out_b}\n{edn}");
+        verdicts[usize::from(a == Some(1))] += 1;
+    }
+    assert!(verdicts[0] > 5 && verdicts[1] > 5, "{verdicts:?}");
+}

@@ -4,10 +4,10 @@
 //! no temporary file, no shrunk copy).
 
 use crate::mutate::{apply_json, config, hostile, json_edit};
-use crate::samples::{self, bytes, EDN, JEPSEN};
+use crate::samples::{self, bytes, EDN, JEPSEN, JEPSEN_EDN};
 use crate::values::value;
 use proptest::prelude::*;
-use sim::lin::{parse_dst, parse_edn, parse_jepsen, ParseError};
+use sim::lin::{parse_dst, parse_edn, parse_jepsen, parse_jepsen_edn, ParseError};
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
@@ -68,6 +68,7 @@ fn history() -> impl Strategy<Value = (&'static str, Vec<u8>)> {
     prop_oneof![
         hostile(bytes(JEPSEN)).prop_map(|b| ("jepsen", b)),
         hostile(bytes(EDN)).prop_map(|b| ("edn", b)),
+        hostile(bytes(JEPSEN_EDN)).prop_map(|b| ("jepsen-edn", b)),
         hostile(vec![samples::event_lines().into_bytes()]).prop_map(|b| ("json", b)),
     ]
 }
@@ -76,6 +77,7 @@ fn parse(format: &str, text: &str) -> Result<(), ParseError> {
     match format {
         "jepsen" => parse_jepsen::parse(text).map(|_| ()),
         "edn" => parse_edn::parse(text).map(|_| ()),
+        "jepsen-edn" => parse_jepsen_edn::parse(text).map(|_| ()),
         _ => parse_dst::parse(text).map(|_| ()),
     }
 }
@@ -206,6 +208,20 @@ proptest! {
             _ => sim::cli::parse_duration(s).map(|_| ()),
         }) {
             prop_assert_eq!(line, format!("dst: {e}"));
+        }
+    }
+
+    #[test]
+    fn initial_values_are_edn(v in arg()) {
+        let dir = fresh("initial");
+        let mut eq = OsString::from("--initial=");
+        eq.push(&v);
+        let line = refused(&dst(&dir, &[OsString::from("check"), "missing.edn".into(), eq]), &dir, &[])?;
+        match v.to_str().map(sim::lin::parse_jepsen_edn::Value::parse) {
+            Some(Err(e)) => prop_assert_eq!(line, sim::one_line::one_line(&format!("dst: --initial: {e}"))),
+            Some(Ok(_)) => prop_assert!(line.starts_with("dst: cannot read missing.edn"), "{}", line),
+            // clap refuses what is not UTF-8.
+            None => {}
         }
     }
 

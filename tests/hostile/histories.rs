@@ -4,9 +4,9 @@
 
 use crate::assert_one_line;
 use crate::mutate::{config, hostile};
-use crate::samples::{self, bytes, EDN, JEPSEN};
+use crate::samples::{self, bytes, EDN, JEPSEN, JEPSEN_EDN};
 use proptest::prelude::*;
-use sim::lin::{self, parse_dst, parse_edn, parse_jepsen, History, Model, Options, ParseError};
+use sim::lin::{self, parse_dst, parse_edn, parse_jepsen, parse_jepsen_edn, History, Model, Options, ParseError};
 
 /// Enough steps to judge the samples, few enough for thousands of cases.
 const STEPS: Options = Options { budget_per_key: 20_000 };
@@ -31,12 +31,18 @@ proptest! {
 
     #[test]
     fn jepsen_logs(b in hostile(bytes(JEPSEN))) {
-        judge(&lin::Register, parse_jepsen::parse(&text(&b)))?;
+        judge(&lin::Register::new(), parse_jepsen::parse(&text(&b)))?;
     }
 
     #[test]
     fn edn_kv_maps(b in hostile(bytes(EDN))) {
         judge(&lin::StringKv, parse_edn::parse(&text(&b)))?;
+    }
+
+    #[test]
+    fn jepsen_edn_histories(b in hostile(bytes(JEPSEN_EDN))) {
+        let register = parse_jepsen_edn::register(parse_jepsen_edn::Value::Nil);
+        judge(&register, parse_jepsen_edn::parse(&text(&b)).map(|p| p.history))?;
     }
 }
 

@@ -37,6 +37,23 @@ pub const EDN: &[&str] = &[
      {:process 1, :type :ok, :f :get, :key \"k\", :value \"2\"}\n",
 ];
 
+pub const JEPSEN_EDN: &[&str] = &[
+    "{:type :invoke, :f :write, :value 3, :process 0, :time 10, :index 0}\n\
+     #jepsen.history.Op{:index 1, :time 12, :type :ok, :process 0, :f :write, :value 3N}\n\
+     {:process :nemesis, :type :info, :f :start, :value [:isolated {\"n1\" #{\"n2\"}}]}\n\
+     {:process 1, :type :invoke, :f :cas, :value [3 4]}\n\
+     {:process 2 :type :invoke :f :read :value nil}\n\
+     {:process 1, :type :fail, :f :cas, :value [3 4], :error [:mismatch \"x\\u00e9\"]}\n\
+     {:process 2, :type :ok, :f :read, :value 3, :time #inst \"2024-01-01\"}\n\
+     {:process 3, :type :invoke, :f :write, :value :a} ; a comment\n\
+     {:process 3, :type :info, :f :write, :value :a, :error #error {:cause \"t\"}}\n\
+     #_ {:process 9} {:process 3, :type :invoke, :f :read, :value nil}\n",
+    "[{:process 0, :type :invoke, :f :cas, :value (nil \\a)}\n \
+     {:process 0, :type :ok, :f :cas, :value (nil \\a)}\n \
+     ^{:meta 1} {:process 1, :type :invoke, :f :read, :value nil}\n \
+     {:process 1, :type :ok, :f :read, :value \\a, :x 1/3, :y 2.5M, :z ##Inf}]\n",
+];
+
 /// The report of a short run of a built-in scenario, as `dst run --report`
 /// writes it.
 pub fn report() -> &'static str {

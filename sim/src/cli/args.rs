@@ -236,10 +236,19 @@ pub struct SearchArgs {
 pub struct CheckArgs {
     /// The history file.
     pub history: PathBuf,
-    /// jepsen (single-register log), edn (kv maps) or json (a dst report or
-    /// JSON Lines of dst events); guessed from the first line if left out.
+    /// jepsen (single-register log), jepsen-edn (Jepsen's history.edn of a
+    /// register), edn (kv maps) or json (a dst report or JSON Lines of dst
+    /// events); guessed from the first line if left out.
     #[arg(long, value_enum)]
     pub format: Option<HistoryFormat>,
+    /// For jepsen-edn: register (:read, :write) or cas-register (and :cas);
+    /// cas-register when the history has a :cas op.
+    #[arg(long, value_enum)]
+    pub model: Option<RegisterModel>,
+    /// For jepsen and jepsen-edn: what the register holds before the first
+    /// op, as EDN (default nil).
+    #[arg(long, value_name = "VALUE", allow_hyphen_values = true)]
+    pub initial: Option<String>,
     /// Search steps allowed per key before the verdict is "unknown".
     #[arg(long, default_value_t = crate::lin::DEFAULT_BUDGET_PER_KEY)]
     pub budget: u64,
@@ -254,6 +263,14 @@ pub struct CheckArgs {
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HistoryFormat {
     Jepsen,
+    JepsenEdn,
     Edn,
     Json,
+}
+
+/// Knossos' models of one register.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegisterModel {
+    Register,
+    CasRegister,
 }

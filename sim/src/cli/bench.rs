@@ -123,11 +123,11 @@ fn checker(reg: &Registry, traced: Option<&Scenario>, seeds: u64, json: bool) ->
     for seed in 0..GENERATED {
         let mut h = register_history(seed, shape);
         let start = Instant::now();
-        let c = check(&Register, &h, &opts);
+        let c = check(&Register::new(), &h, &opts);
         clean.push((start.elapsed().as_secs_f64(), h.ops.len(), c.outcome));
         if inject_stale_read(&mut h, seed) {
             let start = Instant::now();
-            let c = check(&Register, &h, &opts);
+            let c = check(&Register::new(), &h, &opts);
             stale.push((start.elapsed().as_secs_f64(), h.ops.len(), c.outcome));
         }
     }

@@ -2,9 +2,11 @@
 //! Exit 0 linearizable, 1 not, 3 unknown (the step budget ran out), 2 for
 //! a file that cannot be read or parsed, with the line at fault.
 
-use super::args::{CheckArgs, HistoryFormat};
+use super::args::{CheckArgs, HistoryFormat, RegisterModel};
 use super::Exit;
+use crate::lin::parse_jepsen_edn::{self, Value};
 use crate::lin::{self, Checked, History, Model, Op, Options, Outcome, ParseError};
+use clap::ValueEnum;
 use serde_json::{json, Value as Json};
 
 /// Ops of the longest partial linearization shown in text output.
@@ -12,11 +14,26 @@ const SHOWN: usize = 10;
 
 pub fn main(args: &CheckArgs) -> Exit {
     let file = args.history.display().to_string();
+    let initial = match args.initial.as_deref().map(Value::parse).transpose() {
+        Ok(v) => v,
+        Err(e) => return bad(&format!("--initial: {e}")),
+    };
     let text = match std::fs::read_to_string(&args.history) {
         Ok(t) => t,
         Err(e) => return bad(&format!("cannot read {file}: {e}")),
     };
     let format = args.format.unwrap_or_else(|| sniff(&text));
+    let format_name = name(format);
+    if args.model.is_some() && format != HistoryFormat::JepsenEdn {
+        return bad(&format!(
+            "--model is for jepsen-edn histories, and {file} is read as {format_name}"
+        ));
+    }
+    if initial.is_some() && !matches!(format, HistoryFormat::Jepsen | HistoryFormat::JepsenEdn) {
+        return bad(&format!(
+            "--initial is for register histories (jepsen, jepsen-edn), and {file} is read as {format_name}"
+        ));
+    }
     let opts = Options {
         budget_per_key: args.budget,
     };
@@ -24,10 +41,32 @@ pub fn main(args: &CheckArgs) -> Exit {
         return bad(&e);
     }
     let html = args.html.is_some().then_some(file.as_str());
+    let mut model = None;
     let judged = match format {
         HistoryFormat::Jepsen => {
-            lin::parse_jepsen::parse(&text).map(|h| judge(&lin::Register, &h, &opts, "line", html))
+            let initial = match initial {
+                None | Some(Value::Nil) => None,
+                Some(Value::Int(i)) => Some(i),
+                Some(v) => return bad(&format!("--initial: a Jepsen log's register holds integers, not {v}")),
+            };
+            let register = lin::Register::starting_at(initial);
+            lin::parse_jepsen::parse(&text).map(|h| judge(&register, &h, &opts, "line", html))
         }
+        HistoryFormat::JepsenEdn => parse_jepsen_edn::parse(&text).and_then(|p| {
+            let m = args.model.unwrap_or(match p.first_cas {
+                Some(_) => RegisterModel::CasRegister,
+                None => RegisterModel::Register,
+            });
+            if let (RegisterModel::Register, Some(line)) = (m, p.first_cas) {
+                return Err(ParseError::at(
+                    line,
+                    "a :cas op, but the register model has only :read and :write (--model cas-register has :cas)",
+                ));
+            }
+            model = Some(m);
+            let register = parse_jepsen_edn::register(initial.unwrap_or(Value::Nil));
+            Ok(judge(&register, &p.history, &opts, p.unit, html))
+        }),
         HistoryFormat::Edn => lin::parse_edn::parse(&text).map(|h| judge(&lin::StringKv, &h, &opts, "line", html)),
         HistoryFormat::Json => lin::parse_dst::parse(&text).map(|h| judge(&lin::DstKv, &h, &opts, "event", html)),
     };
@@ -44,7 +83,10 @@ pub fn main(args: &CheckArgs) -> Exit {
     }
     if args.json {
         judged.json["file"] = json!(file);
-        judged.json["format"] = json!(format!("{format:?}").to_lowercase());
+        judged.json["format"] = json!(format_name);
+        if let Some(m) = model {
+            judged.json["model"] = json!(m.to_possible_value().map(|v| v.get_name().to_string()));
+        }
         judged.json["budget_per_key"] = json!(args.budget);
         crate::outln!("{}", judged.json);
     } else {
@@ -61,11 +103,38 @@ fn bad(msg: &str) -> Exit {
     Exit::Bad(msg.to_string())
 }
 
-/// Without --format: EDN maps start with a keyword, dst JSON with a quote.
+fn name(format: HistoryFormat) -> String {
+    format
+        .to_possible_value()
+        .map(|v| v.get_name().to_string())
+        .unwrap_or_default()
+}
+
+/// Without --format: a Jepsen log starts with its log lines, dst JSON with
+/// `{"`, Jepsen's history.edn with `[` or a map (or record) of an op. The kv
+/// format's maps are EDN too: they have a `:key`.
 fn sniff(text: &str) -> HistoryFormat {
-    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with(';'))
+        .unwrap_or("");
+    if first.starts_with(['[', '(', '#']) {
+        return HistoryFormat::JepsenEdn;
+    }
     match first.strip_prefix('{').map(str::trim_start) {
-        Some(rest) if rest.starts_with(':') => HistoryFormat::Edn,
+        Some(rest) if rest.starts_with(':') => {
+            let has_key = match lin::edn::Reader::new(text).next_form() {
+                Ok(Some((_, map))) => map.get("key").is_some(),
+                // Unreadable: the kv reader has said what is wrong with such lines.
+                _ => first.contains(":key"),
+            };
+            if has_key {
+                HistoryFormat::Edn
+            } else {
+                HistoryFormat::JepsenEdn
+            }
+        }
         Some(_) => HistoryFormat::Json,
         None => HistoryFormat::Jepsen,
     }

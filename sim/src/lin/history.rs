@@ -157,6 +157,11 @@ impl<I, O> Recorder<I, O> {
         self.ops.is_empty()
     }
 
+    /// How positions are named ("line", "event").
+    pub fn unit(&self) -> &'static str {
+        self.unit
+    }
+
     /// Operations still open when the history ends count as unknown.
     pub fn finish(self) -> History<I, O> {
         let ops = self

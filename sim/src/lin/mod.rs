@@ -14,6 +14,7 @@
 //! A budget of search steps (never wall time, so the verdict is the same on
 //! every machine) turns a search that is too expensive into `Unknown`.
 
+pub mod edn;
 mod history;
 mod kv;
 mod memo;
@@ -21,6 +22,7 @@ mod model;
 pub mod parse_dst;
 pub mod parse_edn;
 pub mod parse_jepsen;
+pub mod parse_jepsen_edn;
 mod register;
 mod search;
 mod string_kv;
@@ -30,12 +32,14 @@ pub mod gen;
 #[cfg(test)]
 mod brute;
 #[cfg(test)]
+mod jepsen_edn_tests;
+#[cfg(test)]
 mod tests;
 
 pub use history::{DstHistory, History, Op, ParseError, Recorder};
 pub use kv::DstKv;
 pub use model::{Model, Seen};
-pub use register::{Register, RegisterOp, RegisterOutput};
+pub use register::{Register, RegisterOp, RegisterOutput, RegisterValue};
 pub use string_kv::{StrKvOp, StrKvOutput, StringKv};
 
 use search::KeyResult;

@@ -11,156 +11,20 @@
 //! `:f` is `:get`, `:put` or `:append`; keys start as "". Other map keys
 //! (`:time`, `:index`, ..) are ignored; blank lines and `;` comments skipped.
 
+use super::edn::{Edn, Reader};
 use super::history::{History, ParseError, Recorder};
 use super::string_kv::{StrKvOp, StrKvOutput};
 
-/// An EDN value, as far as these histories need one.
-#[derive(Clone, Debug, PartialEq)]
-enum Edn {
-    Nil,
-    Bool(bool),
-    Int(i64),
-    Str(String),
-    Keyword(String),
-    /// Vectors, lists, sets and maps: read so that a line carrying one
-    /// parses, but never looked into.
-    Nested,
-}
-
-/// Deep enough for any real history, shallow enough for any stack.
-const DEPTH_MAX: usize = 64;
-
-struct Reader<'a> {
-    s: &'a [u8],
-    at: usize,
-}
-
-impl Reader<'_> {
-    fn skip_space(&mut self) {
-        while self.at < self.s.len() && (self.s[self.at].is_ascii_whitespace() || self.s[self.at] == b',') {
-            self.at += 1;
-        }
-    }
-
-    fn peek(&mut self) -> Option<u8> {
-        self.skip_space();
-        self.s.get(self.at).copied()
-    }
-
-    fn token(&mut self) -> &str {
-        let start = self.at;
-        while self.at < self.s.len() && !b" \t\r\n,{}[]()\"".contains(&self.s[self.at]) {
-            self.at += 1;
-        }
-        std::str::from_utf8(&self.s[start..self.at]).unwrap_or("")
-    }
-
-    fn string(&mut self) -> Result<String, String> {
-        self.at += 1; // opening quote
-        let mut out = Vec::new();
-        while let Some(&c) = self.s.get(self.at) {
-            self.at += 1;
-            match c {
-                b'"' => return String::from_utf8(out).map_err(|_| "string is not UTF-8".to_string()),
-                b'\\' => {
-                    let e = self.s.get(self.at).copied().ok_or("unterminated string")?;
-                    self.at += 1;
-                    out.push(match e {
-                        b'n' => b'\n',
-                        b't' => b'\t',
-                        b'r' => b'\r',
-                        b'"' | b'\\' => e,
-                        _ => return Err(format!("unsupported escape '\\{}' in string", e as char)),
-                    });
-                }
-                _ => out.push(c),
-            }
-        }
-        Err("unterminated string".into())
-    }
-
-    /// One value. Collections are skipped with a depth count, not by
-    /// recursion, so nesting costs no stack.
-    fn value(&mut self) -> Result<Edn, String> {
-        match self.peek() {
-            None => Err("expected a value, found the end of the line".into()),
-            Some(b'"') => self.string().map(Edn::Str),
-            Some(b'{' | b'[' | b'(') => self.skip_nested().map(|_| Edn::Nested),
-            Some(b'#') if self.s.get(self.at + 1) == Some(&b'{') => {
-                self.at += 1;
-                self.skip_nested().map(|_| Edn::Nested)
-            }
-            Some(b'#') => Err("tagged EDN values are not supported".into()),
-            Some(b'}' | b']' | b')') => Err("expected a value, found a closing bracket".into()),
-            Some(_) => {
-                let t = self.token();
-                Ok(match t {
-                    "nil" => Edn::Nil,
-                    "true" => Edn::Bool(true),
-                    "false" => Edn::Bool(false),
-                    _ if t.starts_with(':') && t.len() > 1 => Edn::Keyword(t[1..].to_string()),
-                    _ => Edn::Int(t.parse().map_err(|_| format!("cannot read '{t}' as an EDN value"))?),
-                })
-            }
-        }
-    }
-
-    fn skip_nested(&mut self) -> Result<(), String> {
-        let mut depth = 0usize;
-        loop {
-            match self.peek() {
-                None => return Err("unclosed bracket".into()),
-                Some(b'"') => {
-                    self.string()?;
-                }
-                Some(b'#') => self.at += 1, // a set's marker, or a tag: skipped with what follows
-                Some(b'{' | b'[' | b'(') => {
-                    depth += 1;
-                    if depth > DEPTH_MAX {
-                        return Err(format!("nested deeper than {DEPTH_MAX}"));
-                    }
-                    self.at += 1;
-                }
-                Some(b'}' | b']' | b')') => {
-                    self.at += 1;
-                    depth -= 1;
-                    if depth == 0 {
-                        return Ok(());
-                    }
-                }
-                Some(_) => {
-                    if self.token().is_empty() {
-                        self.at += 1;
-                    }
-                }
-            }
-        }
-    }
-
-    /// A flat map of keyword keys, the whole line.
-    fn map(&mut self) -> Result<Vec<(String, Edn)>, String> {
-        if self.peek() != Some(b'{') {
-            return Err("expected a map like {:process 0, :type :invoke, ...}".into());
-        }
-        self.at += 1;
-        let mut fields = Vec::new();
-        loop {
-            match self.peek() {
-                Some(b'}') => break,
-                None => return Err("expected '}' to close the map".into()),
-                _ => {}
-            }
-            let key = match self.value()? {
-                Edn::Keyword(k) => k,
-                other => return Err(format!("expected a keyword map key, found {other:?}")),
-            };
-            fields.push((key, self.value()?));
-        }
-        self.at += 1;
-        if self.peek().is_some() {
-            return Err("unexpected text after the map".into());
-        }
-        Ok(fields)
+/// The line's one map: keyword keys and their values.
+fn read_map(line_text: &str) -> Result<Edn, String> {
+    let mut r = Reader::new(line_text).one_line();
+    let map = match r.next_form().map_err(|e| e.message)? {
+        Some((_, map @ Edn::Map(_))) => map,
+        _ => return Err("expected a map like {:process 0, :type :invoke, ...}".into()),
+    };
+    match r.next_form() {
+        Ok(None) => Ok(map),
+        _ => Err("unexpected text after the map".into()),
     }
 }
 
@@ -183,37 +47,38 @@ pub fn parse(text: &str) -> Result<History<StrKvOp, StrKvOutput>, ParseError> {
 }
 
 fn record(rec: &mut Recorder<StrKvOp, StrKvOutput>, line_text: &str, line: u64) -> Result<(), String> {
-    let fields = Reader {
-        s: line_text.as_bytes(),
-        at: 0,
-    }
-    .map()?;
-    let get = |k: &str| fields.iter().find(|(f, _)| f == k).map(|(_, v)| v);
+    let map = read_map(line_text)?;
+    let get = |k: &str| map.get(k);
     let process = match get("process") {
         Some(Edn::Int(p)) if *p >= 0 => *p as u64,
-        Some(other) => return Err(format!("expected a process number, found {other:?}")),
+        Some(other) => return Err(format!("expected a process number, found {}", other.brief())),
         None => return Err("missing :process".into()),
     };
     let kind = match get("type") {
         Some(Edn::Keyword(k)) if ["invoke", "ok", "fail", "info"].contains(&k.as_str()) => k.as_str(),
-        Some(other) => return Err(format!("expected :invoke, :ok, :fail or :info, found {other:?}")),
+        Some(other) => {
+            return Err(format!(
+                "expected :invoke, :ok, :fail or :info, found {}",
+                other.brief()
+            ))
+        }
         None => return Err("missing :type".into()),
     };
     let func = match get("f") {
         Some(Edn::Keyword(f)) if ["get", "put", "append"].contains(&f.as_str()) => f.as_str(),
-        Some(other) => return Err(format!("expected :f :get, :put or :append, found {other:?}")),
+        Some(other) => return Err(format!("expected :f :get, :put or :append, found {}", other.brief())),
         None => return Err("missing :f".into()),
     };
     let key = match get("key") {
         Some(Edn::Str(k)) => k.clone(),
         Some(Edn::Int(k)) => k.to_string(),
-        Some(other) => return Err(format!("expected a string or integer :key, found {other:?}")),
+        Some(other) => return Err(format!("expected a string or integer :key, found {}", other.brief())),
         None => return Err("missing :key".into()),
     };
     let value = get("value").unwrap_or(&Edn::Nil);
     let string = |what: &str| match value {
         Edn::Str(s) => Ok(s.clone()),
-        other => Err(format!("expected a string :value {what}, found {other:?}")),
+        other => Err(format!("expected a string :value {what}, found {}", other.brief())),
     };
     if kind == "invoke" {
         let input = match func {

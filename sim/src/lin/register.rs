@@ -1,56 +1,90 @@
-//! Jepsen's single register (Knossos' cas-register): it starts as nil;
-//! `write v`, `read` returning v or nil, `cas [old new]` that succeeds iff
-//! the register holds `old`. A cas that did not apply is recorded as a
-//! failure, so every completed cas applied.
+//! Jepsen's single register (Knossos' cas-register): it starts as nil (or
+//! a given value); `write v`, `read` returning what it holds, `cas [old
+//! new]` that succeeds iff the register holds `old`. A cas that did not
+//! apply is recorded as a failure, so every completed cas applied.
+//!
+//! Values are integers for Jepsen's logs and any EDN value for its
+//! history files: the model only compares, hashes and shows them.
 
 use super::model::Model;
+use std::fmt::{Debug, Display};
+use std::hash::Hash;
+
+/// What a register can hold: the search memoizes states, so values
+/// compare and hash by value.
+pub trait RegisterValue: Clone + Eq + Hash + Debug + Display {}
+
+impl<T: Clone + Eq + Hash + Debug + Display> RegisterValue for T {}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RegisterOp {
+pub enum RegisterOp<V = i64> {
     Read,
-    Write(i64),
-    Cas(i64, i64),
+    Write(V),
+    Cas(V, V),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RegisterOutput {
+pub enum RegisterOutput<V = i64> {
     /// What a read saw (`None`: nil).
-    Read(Option<i64>),
+    Read(Option<V>),
     /// A write or a cas completed (and so applied).
     Done,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Register;
+#[derive(Clone, Copy, Debug)]
+pub struct Register<V = i64> {
+    /// What the register holds before the first op (`None`: nil).
+    pub initial: Option<V>,
+}
 
-impl Model for Register {
+impl Register {
+    /// A register of integers that starts as nil, as Jepsen's logs assume.
+    pub const fn new() -> Self {
+        Register { initial: None }
+    }
+}
+
+impl<V> Register<V> {
+    pub const fn starting_at(initial: Option<V>) -> Self {
+        Register { initial }
+    }
+}
+
+impl<V> Default for Register<V> {
+    fn default() -> Self {
+        Register { initial: None }
+    }
+}
+
+impl<V: RegisterValue> Model for Register<V> {
     type Key = ();
-    type State = Option<i64>;
-    type Input = RegisterOp;
-    type Output = RegisterOutput;
+    type State = Option<V>;
+    type Input = RegisterOp<V>;
+    type Output = RegisterOutput<V>;
 
-    fn init(&self) -> Option<i64> {
-        None
+    fn init(&self) -> Option<V> {
+        self.initial.clone()
     }
 
-    fn key(&self, _input: &RegisterOp) {}
+    fn key(&self, _input: &RegisterOp<V>) {}
 
-    fn step(&self, state: &Option<i64>, input: &RegisterOp, output: Option<&RegisterOutput>) -> Option<Option<i64>> {
+    fn step(&self, state: &Option<V>, input: &RegisterOp<V>, output: Option<&RegisterOutput<V>>) -> Option<Option<V>> {
+        let holds = |v: &V| state.as_ref() == Some(v);
         match (input, output) {
-            (RegisterOp::Read, None) => Some(*state),
-            (RegisterOp::Read, Some(RegisterOutput::Read(v))) => (v == state).then_some(*state),
-            (RegisterOp::Write(v), None | Some(RegisterOutput::Done)) => Some(Some(*v)),
-            (RegisterOp::Cas(old, new), None) => Some(if *state == Some(*old) { Some(*new) } else { *state }),
-            (RegisterOp::Cas(old, new), Some(RegisterOutput::Done)) => (*state == Some(*old)).then_some(Some(*new)),
+            (RegisterOp::Read, None) => Some(state.clone()),
+            (RegisterOp::Read, Some(RegisterOutput::Read(v))) => (v == state).then(|| state.clone()),
+            (RegisterOp::Write(v), None | Some(RegisterOutput::Done)) => Some(Some(v.clone())),
+            (RegisterOp::Cas(old, new), None) => Some(if holds(old) { Some(new.clone()) } else { state.clone() }),
+            (RegisterOp::Cas(old, new), Some(RegisterOutput::Done)) => holds(old).then(|| Some(new.clone())),
             _ => None,
         }
     }
 
-    fn is_read(&self, input: &RegisterOp) -> bool {
-        *input == RegisterOp::Read
+    fn is_read(&self, input: &RegisterOp<V>) -> bool {
+        matches!(input, RegisterOp::Read)
     }
 
-    fn is_blind_write(&self, input: &RegisterOp) -> bool {
+    fn is_blind_write(&self, input: &RegisterOp<V>) -> bool {
         matches!(input, RegisterOp::Write(_))
     }
 
@@ -58,7 +92,7 @@ impl Model for Register {
         "register".to_string()
     }
 
-    fn describe_op(&self, input: &RegisterOp, output: Option<&RegisterOutput>) -> String {
+    fn describe_op(&self, input: &RegisterOp<V>, output: Option<&RegisterOutput<V>>) -> String {
         let unknown = if output.is_some() { "" } else { " -> ?" };
         match (input, output) {
             (RegisterOp::Read, Some(RegisterOutput::Read(v))) => format!("read -> {}", show(v)),
@@ -68,13 +102,13 @@ impl Model for Register {
         }
     }
 
-    fn describe_state(&self, state: &Option<i64>) -> String {
+    fn describe_state(&self, state: &Option<V>) -> String {
         show(state)
     }
 }
 
-fn show(v: &Option<i64>) -> String {
-    v.map_or_else(|| "nil".to_string(), |v| v.to_string())
+fn show<V: Display>(v: &Option<V>) -> String {
+    v.as_ref().map_or_else(|| "nil".to_string(), |v| v.to_string())
 }
 
 #[cfg(test)]
@@ -83,7 +117,7 @@ mod tests {
 
     #[test]
     fn cas_applies_only_on_a_match() {
-        let m = Register;
+        let m = Register::new();
         let done = Some(&RegisterOutput::Done);
         assert_eq!(m.step(&Some(1), &RegisterOp::Cas(1, 2), done), Some(Some(2)));
         assert_eq!(m.step(&Some(3), &RegisterOp::Cas(1, 2), done), None);
@@ -92,5 +126,18 @@ mod tests {
         assert_eq!(m.step(&None, &RegisterOp::Read, Some(&nil)), Some(None));
         assert_eq!(m.step(&Some(1), &RegisterOp::Read, Some(&nil)), None);
         assert_eq!(m.step(&Some(1), &RegisterOp::Write(4), Some(&nil)), None);
+    }
+
+    #[test]
+    fn it_starts_where_it_is_told_and_holds_any_value() {
+        assert_eq!(Register::new().init(), None);
+        let m = Register::starting_at(Some("a".to_string()));
+        assert_eq!(m.init(), Some("a".to_string()));
+        let cas = RegisterOp::Cas("a".to_string(), "b".to_string());
+        assert_eq!(
+            m.step(&m.init(), &cas, Some(&RegisterOutput::Done)),
+            Some(Some("b".into()))
+        );
+        assert_eq!(m.describe_op(&cas, None), "cas [a b] -> ?");
     }
 }

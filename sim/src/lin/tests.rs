@@ -159,7 +159,7 @@ fn an_exhausted_budget_is_unknown_with_its_reason() {
     };
     let mut h = register_history(3, shape);
     assert!(inject_stale_read(&mut h, 3));
-    let c = check(&Register, &h, &Options { budget_per_key: 40 });
+    let c = check(&Register::new(), &h, &Options { budget_per_key: 40 });
     match &c.outcome {
         Outcome::Unknown { key, reason } => {
             assert_eq!(key, "register");
@@ -209,12 +209,12 @@ fn generated_register_histories_are_decided_within_the_default_budget() {
         assert_eq!(h.ops.len(), 100);
         let unknown = h.ops.iter().filter(|o| !o.is_completed()).count();
         assert!((10..=20).contains(&unknown), "seed {seed}: {unknown} unknown");
-        let c = check(&Register, &h, &Options::default());
+        let c = check(&Register::new(), &h, &Options::default());
         assert_eq!(c.outcome, Outcome::Linearizable, "seed {seed}");
         if inject_stale_read(&mut h, seed) {
-            let c = check(&Register, &h, &Options::default());
+            let c = check(&Register::new(), &h, &Options::default());
             let f = failure(&c);
-            assert!(valid_prefix(&Register, &h, f), "seed {seed}");
+            assert!(valid_prefix(&Register::new(), &h, f), "seed {seed}");
         }
     }
 }
@@ -230,8 +230,8 @@ fn the_same_history_gives_the_same_verdict_and_steps() {
     let mut h = register_history(11, shape);
     inject_stale_read(&mut h, 1);
     assert_eq!(
-        check(&Register, &h, &Options::default()),
-        check(&Register, &h, &Options::default())
+        check(&Register::new(), &h, &Options::default()),
+        check(&Register::new(), &h, &Options::default())
     );
 }
 
@@ -433,7 +433,7 @@ fn cross_check_dst_kv_against_brute_force() {
 
 #[test]
 fn cross_check_register_against_brute_force() {
-    let (yes, no) = cross_check(&Register, 2, 600);
+    let (yes, no) = cross_check(&Register::new(), 2, 600);
     assert!(yes > 100 && no > 100, "{yes} linearizable, {no} not");
 }
 
@@ -473,7 +473,7 @@ fn parsers_never_panic_on_mangled_input() {
             let text: String = text.into_iter().collect();
             if i == 0 {
                 if let Ok(h) = parse_jepsen::parse(&text) {
-                    check(&Register, &h, &small);
+                    check(&Register::new(), &h, &small);
                 }
             } else if let Ok(h) = parse_edn::parse(&text) {
                 check(&StringKv, &h, &small);

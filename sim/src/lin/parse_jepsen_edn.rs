@@ -1,0 +1,357 @@
+//! The history files Jepsen itself writes (`history.edn`) of a register
+//! test: one vector of op maps, or one op map a line, each map possibly a
+//! record (`#jepsen.history.Op{...}`), keys in any order:
+//!
+//! ```text
+//! {:type :invoke, :f :write, :value 3, :process 0, :time 10, :index 0}
+//! #jepsen.history.Op{:index 1, :time 12, :type :ok, :process 0, :f :write, :value 3}
+//! {:process :nemesis, :type :info, :f :start, :value nil}
+//! {:process 1, :type :invoke, :f :cas, :value [3 4]}
+//! {:process 1, :type :fail, :f :cas, :value [3 4], :error :mismatch}
+//! ```
+//!
+//! `:f` is `:read`, `:write` or `:cas` (Knossos' register and
+//! cas-register); ops of the `:nemesis` process are skipped, other keys
+//! ignored. As Jepsen means them: `:fail` did not happen; `:info`, or no
+//! completion, may have happened at any point after the invoke, or never.
+//! Jepsen gives a process whose op ended `:info` a new number, but a reused
+//! number is read as a new process too. Values are any EDN value; a read's
+//! value is taken from its `:ok`.
+
+use super::edn::{Edn, Reader};
+use super::history::{History, ParseError, Recorder};
+use super::register::{Register, RegisterOp, RegisterOutput};
+use std::fmt;
+
+/// A register's value, compared as Clojure's `=` compares EDN values:
+/// integers as integers, anything else by its canonical text (so `1N` is
+/// 1, `(1 2)` is `[1 2]`, and maps and sets ignore their order).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Value {
+    Nil,
+    Int(i64),
+    Other(String),
+}
+
+impl From<&Edn> for Value {
+    fn from(e: &Edn) -> Self {
+        match e {
+            Edn::Nil => Value::Nil,
+            Edn::Int(i) => Value::Int(*i),
+            other => Value::Other(other.canonical()),
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Nil => f.write_str("nil"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Other(s) => f.write_str(s),
+        }
+    }
+}
+
+impl Value {
+    /// One EDN value given as text (`--initial 0`).
+    pub fn parse(text: &str) -> Result<Value, String> {
+        super::edn::read_one(text)
+            .map(|e| Value::from(&e))
+            .map_err(|e| e.message)
+    }
+}
+
+/// The register of a Jepsen history that starts holding `initial`. Nil is
+/// a value it can hold like any other, so reads of nil are checked.
+pub fn register(initial: Value) -> Register<Value> {
+    Register::starting_at(Some(initial))
+}
+
+pub type JepsenHistory = History<RegisterOp<Value>, RegisterOutput<Value>>;
+
+pub struct Parsed {
+    pub history: JepsenHistory,
+    /// What positions count: "line" when every op starts on a line of its
+    /// own, else "op" (each op's index from 0, as Jepsen's `:index`).
+    pub unit: &'static str,
+    /// The line of the first `:cas` invoke: a cas-register history.
+    pub first_cas: Option<usize>,
+}
+
+/// Parse a whole history file; the error names the first bad line.
+pub fn parse(text: &str) -> Result<Parsed, ParseError> {
+    let forms = read_forms(text).map_err(|e| ParseError::at(e.line, e.message))?;
+    let by_line = forms.windows(2).all(|w| w[0].0 < w[1].0);
+    let mut rec = Recorder::new("process", if by_line { "line" } else { "op" });
+    let mut first_cas = None;
+    for (index, (line, form)) in forms.iter().enumerate() {
+        let at = if by_line { *line as u64 } else { index as u64 };
+        let cas = record(&mut rec, form, at).map_err(|m| ParseError::at(*line, m))?;
+        if cas && first_cas.is_none() {
+            first_cas = Some(*line);
+        }
+    }
+    if rec.is_empty() {
+        return Err(ParseError::whole(
+            "no Jepsen history ops (like `{:process 0, :type :invoke, :f :read, :value nil}`)",
+        ));
+    }
+    Ok(Parsed {
+        history: rec.finish(),
+        unit: if by_line { "line" } else { "op" },
+        first_cas,
+    })
+}
+
+/// Each op with the line it starts on: the items of the one top-level
+/// vector (or list), or every top-level value.
+fn read_forms(text: &str) -> Result<Vec<(usize, Edn)>, super::edn::EdnError> {
+    let mut r = Reader::new(text);
+    let mut forms = Vec::new();
+    match r.enter()? {
+        Some(seq) => {
+            while let Some(form) = r.next_in(seq)? {
+                forms.push(form);
+            }
+            if let Some((line, _)) = r.next_form()? {
+                return Err(super::edn::EdnError {
+                    line,
+                    message: "unexpected value after the history's closing bracket".into(),
+                });
+            }
+        }
+        None => {
+            while let Some(form) = r.next_form()? {
+                forms.push(form);
+            }
+        }
+    }
+    Ok(forms)
+}
+
+/// Record one op event; true for the invoke of a cas.
+fn record(rec: &mut Recorder<RegisterOp<Value>, RegisterOutput<Value>>, form: &Edn, at: u64) -> Result<bool, String> {
+    let op = match form {
+        Edn::Map(_) => form,
+        Edn::Tagged(_, map) if matches!(**map, Edn::Map(_)) => map,
+        other => {
+            return Err(format!(
+                "expected an op map like {{:process 0, :type :invoke, :f :read, :value nil}}, found {}",
+                other.brief()
+            ))
+        }
+    };
+    let process = match op.get("process") {
+        Some(Edn::Int(p)) if *p >= 0 => *p as u64,
+        Some(Edn::Keyword(k)) if k == "nemesis" => return Ok(false),
+        Some(other) => {
+            return Err(format!(
+                "expected :process to be a number or :nemesis, found {}",
+                other.brief()
+            ))
+        }
+        None => return Err("missing :process".into()),
+    };
+    let kind = match op.get("type") {
+        Some(Edn::Keyword(k)) if ["invoke", "ok", "fail", "info"].contains(&k.as_str()) => k.as_str(),
+        Some(other) => {
+            return Err(format!(
+                "expected :type :invoke, :ok, :fail or :info, found {}",
+                other.brief()
+            ))
+        }
+        None => return Err("missing :type".into()),
+    };
+    let func = match op.get("f") {
+        Some(Edn::Keyword(f)) if ["read", "write", "cas"].contains(&f.as_str()) => f.as_str(),
+        Some(other) => return Err(format!("expected :f :read, :write or :cas, found {}", other.brief())),
+        None => return Err("missing :f".into()),
+    };
+    let value = op.get("value").unwrap_or(&Edn::Nil);
+    if kind == "invoke" {
+        let input = match func {
+            "read" => RegisterOp::Read,
+            "write" => RegisterOp::Write(Value::from(value)),
+            _ => match value {
+                Edn::Vector(pair) | Edn::List(pair) if pair.len() == 2 => {
+                    RegisterOp::Cas(Value::from(&pair[0]), Value::from(&pair[1]))
+                }
+                other => {
+                    return Err(format!(
+                        "expected a :cas :value like [old new], found {}",
+                        other.brief()
+                    ))
+                }
+            },
+        };
+        rec.invoke(process, input, at)?;
+        return Ok(func == "cas");
+    }
+    let invoked = rec.open_op(process)?;
+    let invoked_f = match invoked.input {
+        RegisterOp::Read => "read",
+        RegisterOp::Write(_) => "write",
+        RegisterOp::Cas(..) => "cas",
+    };
+    if invoked_f != func {
+        return Err(format!(
+            "process {process} completes :{func} but invoked :{invoked_f} at {} {}",
+            rec.unit(),
+            invoked.invoke
+        ));
+    }
+    match kind {
+        "fail" => rec.fail(process, at)?,
+        "info" => rec.info(process, at)?,
+        _ if func == "read" => rec.ok(process, RegisterOutput::Read(Some(Value::from(value))), at)?,
+        _ => rec.ok(process, RegisterOutput::Done, at)?,
+    }
+    Ok(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lin::{check, Options, Outcome};
+
+    /// Client, input, output, invoke and completion of each op.
+    type Row = (u64, RegisterOp<Value>, Option<RegisterOutput<Value>>, u64, Option<u64>);
+
+    fn ops(text: &str) -> Vec<Row> {
+        let p = parse(text).unwrap();
+        p.history
+            .ops
+            .into_iter()
+            .map(|o| (o.client, o.input, o.output, o.invoke, o.complete))
+            .collect()
+    }
+
+    fn other(s: &str) -> Value {
+        Value::Other(s.into())
+    }
+
+    #[test]
+    fn reads_the_line_form_with_records_nemesis_and_extra_keys() {
+        let text = r#"{:type :invoke, :f :write, :value 3, :process 0, :time 10, :index 0}
+#jepsen.history.Op{:index 1, :time 12, :type :ok, :process 0, :f :write, :value 3}
+{:process :nemesis, :type :info, :f :start, :value nil}
+{:process 1, :type :invoke, :f :cas, :value [3 4]}
+{:value nil :f :read :type :invoke :process 2}
+{:process 1, :type :fail, :f :cas, :value [3 4], :error [:mismatch "x"]}
+{:process 2, :type :ok, :f :read, :value 3N}
+{:process 3, :type :invoke, :f :write, :value :a}
+{:process 3, :type :info, :f :write, :value :a, :error :timeout}
+{:process 3, :type :invoke, :f :read, :value nil}
+"#;
+        let p = parse(text).unwrap();
+        assert_eq!((p.unit, p.first_cas), ("line", Some(4)));
+        let w3 = RegisterOp::Write(Value::Int(3));
+        assert_eq!(
+            ops(text),
+            vec![
+                (0, w3, Some(RegisterOutput::Done), 1, Some(2)),
+                (
+                    2,
+                    RegisterOp::Read,
+                    Some(RegisterOutput::Read(Some(Value::Int(3)))),
+                    5,
+                    Some(7)
+                ),
+                (3, RegisterOp::Write(other(":a")), None, 8, Some(9)),
+                (3, RegisterOp::Read, None, 10, None),
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_the_vector_form_counting_ops_when_they_share_lines() {
+        let text = "[{:process 0, :type :invoke, :f :read} {:process 0, :type :ok, :f :read, :value nil}]";
+        let p = parse(text).unwrap();
+        assert_eq!(p.unit, "op");
+        assert_eq!(p.history.ops[0].output, Some(RegisterOutput::Read(Some(Value::Nil))));
+        assert_eq!((p.history.ops[0].invoke, p.history.ops[0].complete), (0, Some(1)));
+        let pretty = "[{:process 0, :type :invoke, :f :write, :value \"x\"}\n {:process 0, :type :ok, :f :write, :value \"x\"}]\n";
+        let p = parse(pretty).unwrap();
+        assert_eq!(p.unit, "line");
+        assert_eq!(p.history.ops[0].input, RegisterOp::Write(other("\"x\"")));
+        assert_eq!((p.history.ops[0].invoke, p.history.ops[0].complete), (1, Some(2)));
+    }
+
+    #[test]
+    fn values_compare_as_edn_values() {
+        let v = |s: &str| Value::parse(s).unwrap();
+        assert_eq!(v("1N"), Value::Int(1));
+        assert_eq!(v("(1 2)"), v("[1 2]"));
+        assert_eq!(v("{:a 1, :b 2}"), v("{:b 2 :a 1}"));
+        assert_eq!(v("#{1 2}"), v("#{2 1}"));
+        assert_ne!(v("1"), v("1.0"));
+        assert_ne!(v("\"a\""), v(":a"));
+        assert_eq!(v("nil"), Value::Nil);
+        assert!(Value::parse("[1").unwrap_err().contains("expected ']'"));
+        assert!(Value::parse("1 2").unwrap_err().contains("one EDN value"));
+    }
+
+    #[test]
+    fn nil_is_a_value_the_register_can_hold() {
+        let text = "{:process 0, :type :invoke, :f :write, :value 1}\n\
+                    {:process 0, :type :ok, :f :write, :value 1}\n\
+                    {:process 1, :type :invoke, :f :read, :value nil}\n\
+                    {:process 1, :type :ok, :f :read, :value nil}\n";
+        let h = parse(text).unwrap().history;
+        let opts = Options::default();
+        assert!(matches!(
+            check(&register(Value::Nil), &h, &opts).outcome,
+            Outcome::NotLinearizable(_)
+        ));
+        let nil_first = text.replace(":ok, :f :write", ":info, :f :write");
+        let h = parse(&nil_first).unwrap().history;
+        assert_eq!(check(&register(Value::Nil), &h, &opts).outcome, Outcome::Linearizable);
+        assert!(matches!(
+            check(&register(Value::Int(0)), &h, &opts).outcome,
+            Outcome::NotLinearizable(_)
+        ));
+    }
+
+    fn err(text: &str) -> ParseError {
+        parse(text).err().expect("refused")
+    }
+
+    #[test]
+    fn malformed_histories_name_their_line() {
+        let read = "{:process 0, :type :invoke, :f :read, :value nil}\n";
+        let e = err(&format!("{read}{{:process 0, :type :done, :f :read}}\n"));
+        assert_eq!(
+            e.to_string(),
+            "2: expected :type :invoke, :ok, :fail or :info, found :done"
+        );
+        assert_eq!(err(&format!("{read}{read}")).line, Some(2));
+        assert!(err(&format!("{read}{{:process 0 :type :ok :f :write}}"))
+            .message
+            .contains("completes :write but invoked :read at line 1"));
+        assert!(err("{:process 0, :type :ok, :f :read}")
+            .message
+            .contains("never invoked"));
+        assert!(err("{:process 0, :type :invoke, :f :cas, :value 3}")
+            .message
+            .contains("[old new]"));
+        assert!(err("{:process 0, :type :invoke, :f :add}")
+            .message
+            .contains(":read, :write or :cas"));
+        assert!(err("{:process \"p\", :type :invoke, :f :read}")
+            .message
+            .contains(":nemesis"));
+        assert!(err("{:type :invoke, :f :read}").message.contains("missing :process"));
+        assert_eq!(err("[1 2]").message.split(", found").last(), Some(" 1"));
+        assert!(err("[{:process 0, :type :invoke, :f :read}] []")
+            .message
+            .contains("after the history"));
+        let e = err("[{:process 0, :type :invoke, :f :read}\n {:process 1}");
+        assert_eq!(
+            (e.line, e.message.as_str()),
+            (Some(1), "expected ']' to close the vector, found the end of the input")
+        );
+        assert_eq!(err("{:process :nemesis, :type :info, :f :kill}\n").line, None);
+        assert_eq!(err(" \n; nothing\n").line, None);
+    }
+}
