@@ -155,10 +155,6 @@ impl Owner {
         let Some(old) = self.parts.get(&p) else { return };
         let mut part = Part::new(old.generation);
         part.conflicted = conflicted || old.conflicted;
-        // A rejoin does not postpone the commit: an owner that loses a reply
-        // more often than it commits would otherwise never commit, and every
-        // rejoin would replay a longer backlog from the same offset.
-        part.due_commit_ns = old.due_commit_ns;
         self.parts.insert(p, part);
         self.join(p, io);
     }
@@ -324,9 +320,7 @@ impl Owner {
         part.processed = committed.saturating_sub(1);
         part.due_fetch_ns = now;
         part.due_flush_ns = now + self.cfg.flush_every_ms * MS;
-        if part.due_commit_ns == 0 {
-            part.due_commit_ns = now + self.cfg.commit_every_ms * MS;
-        }
+        part.due_commit_ns = now + self.cfg.commit_every_ms * MS;
         part.due_rows_ns = now + self.cfg.rows_every_ms * MS;
     }
 
