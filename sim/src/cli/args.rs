@@ -154,6 +154,16 @@ pub struct FuzzArgs {
     /// Also write each report's HTML view beside it (REPORT.html).
     #[arg(long)]
     pub html: bool,
+    /// Reports per kind of failure (scenario, cause, bug switches, evidence
+    /// kinds); every failing seed is still listed with its replay command.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub max_reports: u64,
+    /// Reports over the whole campaign.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub max_reports_total: u64,
+    /// Write no reports at all: count and list only.
+    #[arg(long)]
+    pub no_reports: bool,
     /// Continue where the last run with this file stopped, and record where
     /// this one stops: time-boxed runs (--budget) that never repeat a seed.
     #[arg(long)]

@@ -69,6 +69,10 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         determinism: a.determinism,
         judge_slice: a.judge_slice,
         start_scenario,
+        reports: crate::runner::ReportCap {
+            per_signature: if a.no_reports { 0 } else { a.max_reports },
+            total: if a.no_reports { 0 } else { a.max_reports_total },
+        },
     };
     let n_sc = if opts.scenarios.is_empty() {
         reg.scenarios().len() as u64
@@ -297,6 +301,12 @@ fn print(s: &FuzzRecord, json: bool) -> Exit {
             }
             if t.failing_seeds.len() > 10 {
                 crate::outln!("      and {} more unexpected seeds", t.failing_seeds.len() - 10);
+            }
+            if t.reports_withheld > 0 {
+                crate::outln!(
+                    "      {} failing seeds have no report (caps: --max-reports, --max-reports-total); `dst run` with the seed writes one",
+                    t.reports_withheld
+                );
             }
         }
     }

@@ -38,6 +38,50 @@ pub struct FuzzOptions {
     /// Scenarios (by index) of the range's first seed to leave out: ones a
     /// run before this one already took.
     pub start_scenario: usize,
+    /// How many reports a campaign writes; every failing seed is still
+    /// counted and listed with its replay command.
+    pub reports: ReportCap,
+}
+
+/// Reports a campaign writes: a failing campaign must not fill the disk,
+/// and nobody reads ten thousand reports of one bug.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReportCap {
+    /// Per kind of failure (its signature: scenario, cause, bug switches,
+    /// evidence kinds).
+    pub per_signature: u64,
+    /// Over the whole campaign.
+    pub total: u64,
+}
+
+impl Default for ReportCap {
+    fn default() -> Self {
+        ReportCap {
+            per_signature: 3,
+            total: 100,
+        }
+    }
+}
+
+/// The reports a campaign has left to write, shared by its workers.
+struct ReportBudget {
+    cap: ReportCap,
+    used: std::sync::Mutex<(u64, std::collections::BTreeMap<String, u64>)>,
+}
+
+impl ReportBudget {
+    /// Takes one report of kind `sig`, if the caps leave one.
+    fn take(&self, sig: &str) -> bool {
+        let Ok(mut used) = self.used.lock() else { return false };
+        let (total, per) = &mut *used;
+        let n = per.entry(sig.to_string()).or_default();
+        if *total >= self.cap.total || *n >= self.cap.per_signature {
+            return false;
+        }
+        *total += 1;
+        *n += 1;
+        true
+    }
 }
 
 impl FuzzOptions {
@@ -54,6 +98,7 @@ impl FuzzOptions {
             determinism: false,
             judge_slice: false,
             start_scenario: 0,
+            reports: ReportCap::default(),
         }
     }
 }
@@ -72,6 +117,8 @@ pub struct SeedDone {
     pub report: Option<PathBuf>,
     /// Why the seed's report could not be written.
     pub report_error: Option<String>,
+    /// The report caps left this failing seed without a report.
+    pub report_withheld: bool,
     /// The run's trace hash; empty if it could not run.
     pub trace_hash: String,
     /// The kinds of the verdict's evidence events (see [`super::grow::signature`]).
@@ -233,11 +280,16 @@ pub fn fuzz_with(
     let mut tallies: Vec<Tally> = scenarios.iter().map(|_| Tally::default()).collect();
     let mut unwritten = Vec::new();
     let (scs, bugs, dir, twice) = (&scenarios, &opts.bugs, opts.report_dir.as_deref(), opts.determinism);
+    let budget = ReportBudget {
+        cap: opts.reports,
+        used: Default::default(),
+    };
+    let budget = &budget;
     pool::run(
         items,
         opts.jobs.max(1),
         deadline,
-        |(sc, seed)| one(registry, scs, sc, seed, bugs, dir, twice),
+        |(sc, seed)| one(registry, scs, sc, seed, bugs, dir, twice, budget),
         |d: SeedDone| {
             tallies[d.scenario].record(&d);
             unwritten.extend(d.report_error.clone());
@@ -275,6 +327,7 @@ fn one(
     bugs: &[String],
     dir: Option<&Path>,
     twice: bool,
+    budget: &ReportBudget,
 ) -> SeedDone {
     let s = &scenarios[sc];
     let mut d = SeedDone {
@@ -287,6 +340,7 @@ fn one(
         undecided: false,
         report: None,
         report_error: None,
+        report_withheld: false,
         trace_hash: String::new(),
         evidence: vec![],
     };
@@ -320,6 +374,13 @@ fn one(
             "expected"
         };
         d.line = format!("{tag} {} seed {seed}: {}", s.name, outcome::describe(&out));
+        let cause = d.violated.clone().unwrap_or_else(|| "error".into());
+        let sig = super::grow::signature(&s.name, &cause, bugs, &d.evidence);
+        let dir = dir.filter(|_| {
+            let room = budget.take(&sig);
+            d.report_withheld = !room;
+            room
+        });
         if let Some(dir) = dir {
             let path = outcome::report_path(dir, &s.name, seed, bugs);
             match outcome::report(&out, class, s, seed, bugs, wall_ms, &path).write(&path) {

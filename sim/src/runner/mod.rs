@@ -25,7 +25,7 @@ pub mod shrink;
 mod tally;
 
 pub use corpus::{corpus, CorpusCase, CorpusLine};
-pub use fuzz::{fuzz, fuzz_with, parse_seeds, parse_shard, FuzzOptions, FuzzSummary, SeedDone};
+pub use fuzz::{fuzz, fuzz_with, parse_seeds, parse_shard, FuzzOptions, FuzzSummary, ReportCap, SeedDone};
 pub use outcome::{cause, cause_of, classify, describe, report, report_path, undecided, Class, PANIC};
 pub use tally::{Declared, Finding, Judge, Tally};
 

@@ -30,6 +30,8 @@ pub struct Tally {
     pub failures: BTreeMap<u64, String>,
     /// Every seed that did not simply pass.
     pub findings: BTreeMap<u64, Finding>,
+    /// Failing seeds whose report the campaign's caps left unwritten.
+    pub reports_withheld: u64,
 }
 
 /// A seed that did not simply pass, with what replays it.
@@ -58,6 +60,7 @@ impl Tally {
         if let Some(inv) = &d.violated {
             *self.violations.entry(inv.clone()).or_default() += 1;
         }
+        self.reports_withheld += d.report_withheld as u64;
         if d.undecided {
             self.undecided += 1;
             self.undecided_seeds.push(d.seed);
@@ -95,6 +98,7 @@ impl Tally {
         self.expected += o.expected;
         self.unexpected += o.unexpected;
         self.undecided += o.undecided;
+        self.reports_withheld += o.reports_withheld;
         self.undecided_seeds.extend(&o.undecided_seeds);
         for (g, n) in &o.coverage {
             *self.coverage.entry(g.clone()).or_default() += n;
