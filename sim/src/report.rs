@@ -62,6 +62,29 @@ pub struct Report {
 pub const REPORT_BYTES_MAX: usize = 256 << 20;
 
 impl Report {
+    /// Nodes in the run: as configured, or as many as the trace names if
+    /// it names more.
+    pub fn nodes(&self) -> usize {
+        let configured = self
+            .config
+            .get("nodes")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0) as usize;
+        let seen = self
+            .trace
+            .iter()
+            .filter_map(|e| e.node)
+            .map(|n| n + 1)
+            .max()
+            .unwrap_or(0);
+        configured.max(seen)
+    }
+
+    /// Where the run ended: its last event, or the simulated time it ran.
+    pub fn end_ns(&self) -> u64 {
+        self.trace.iter().map(|e| e.t_ns).fold(self.stats.sim_ns, u64::max)
+    }
+
     /// Write to `path` atomically; creates the parent folder. See
     /// [`crate::files::write_atomic`] for what is refused.
     pub fn write(&self, path: &Path) -> Result<(), String> {

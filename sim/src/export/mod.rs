@@ -24,8 +24,8 @@ use walk::{node_pid, WORLD};
 
 /// The trace of `report` as a Trace Event JSON object.
 pub fn perfetto(report: &Report) -> Value {
-    let end_ns = report.trace.iter().map(|e| e.t_ns).fold(report.stats.sim_ns, u64::max);
-    let clients = node_pid(node_count(report));
+    let end_ns = report.end_ns();
+    let clients = node_pid(report.nodes());
     let mut items = walk::walk(&report.trace, end_ns, clients);
     items.extend(evidence(&report.trace, &report.verdict, clients));
     lanes::spread(&mut items);
@@ -39,19 +39,6 @@ pub fn perfetto(report: &Report) -> Value {
         "displayTimeUnit": "ms",
         "metadata": metadata(report),
     })
-}
-
-/// Nodes in the run: as configured, or as many as the trace names.
-fn node_count(report: &Report) -> usize {
-    let configured = report.config.get("nodes").and_then(Value::as_u64).unwrap_or(0) as usize;
-    let seen = report
-        .trace
-        .iter()
-        .filter_map(|e| e.node)
-        .map(|n| n + 1)
-        .max()
-        .unwrap_or(0);
-    configured.max(seen)
 }
 
 fn rank(s: &Shape) -> u8 {

@@ -27,12 +27,8 @@ pub struct ViewOp {
 
 /// The view of a report.
 pub fn report_data(r: &Report) -> Value {
-    let nodes = r
-        .config
-        .get("nodes")
-        .and_then(Value::as_u64)
-        .unwrap_or_else(|| r.trace.iter().filter_map(|e| e.node).max().map_or(0, |n| n as u64 + 1));
-    let end = r.trace.last().map_or(0, |e| e.t_ns).max(r.stats.sim_ns);
+    let nodes = r.nodes();
+    let end = r.end_ns();
     let ops = report_ops(&r.trace);
     let lin = (r.verdict.invariant.as_deref() == Some("linearizable"))
         .then(|| report_lin(&r.trace, &ops))
