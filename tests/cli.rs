@@ -229,7 +229,8 @@ fn a_found_bug_writes_a_report_that_replays_exactly() {
     );
     let text = std::fs::read_to_string(&p).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(v["schema"], 3);
+    assert_eq!(v["schema"], 4);
+    assert!(v["window"]["events"].as_u64().unwrap() >= v["trace"].as_array().unwrap().len() as u64);
     assert!(v.get("calm").is_none(), "a run keeps no message calm");
     assert_eq!(v["verdict"]["status"], "violation");
     assert_eq!(v["verdict"]["invariant"], "no-double-apply");

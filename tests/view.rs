@@ -110,7 +110,8 @@ fn report(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
     let path = dir.join(format!("{name}.json"));
     let mut a = vec!["run"];
     a.extend(args);
-    a.extend(["--report", s(&path), "--html"]);
+    // Whole traces: these tests read the events the page draws.
+    a.extend(["--report", s(&path), "--html", "--full-trace"]);
     let o = dst(&a);
     assert!(
         matches!(o.status.code(), Some(0) | Some(1)),

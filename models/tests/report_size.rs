@@ -11,7 +11,11 @@ fn an_oversized_report_says_so_instead_of_being_written() {
     let (out, wall) = run_seed(&reg, &scenario, 0, &[], None).unwrap();
     let class = reg.classify(&out, &scenario, &[]);
     let path = std::env::temp_dir().join(format!("dst-size-{}.json", std::process::id()));
-    let report = runner::report(&out, class, &scenario, 0, &[], wall, &path);
+    let full = sim::report::Style {
+        full_trace: true,
+        gzip: false,
+    };
+    let report = runner::report(&out, class, &scenario, 0, &[], wall, &path, full);
     let whole = report.encode(usize::MAX).unwrap();
     assert!(whole.len() > 1000);
     let e = report.encode(whole.len() - 1).unwrap_err();

@@ -27,7 +27,7 @@ fn found(reg: &Registry, dir: &std::path::Path) -> PathBuf {
     assert_eq!(cause(&out).as_deref(), Some("state-machine-safety"));
     let path = dir.join("found.json");
     let class = reg.classify(&out, &s, &bugs);
-    runner::report(&out, class, &s, 0, &bugs, ms, &path)
+    runner::report(&out, class, &s, 0, &bugs, ms, &path, Default::default())
         .write(&path)
         .unwrap();
     path
@@ -39,7 +39,7 @@ fn a_failure_that_needs_chaos_keeps_only_the_chaos_it_needs() {
     let d = dir("needs");
     let path = found(&reg, &d);
     let (before, _) = load_report(&reg, &path).unwrap();
-    let s = shrink(&reg, &path, Some(d.join("shrunk.json")), 400).unwrap();
+    let s = shrink(&reg, &path, Some(d.join("shrunk.json")), 400, Default::default()).unwrap();
 
     assert_eq!(s.verdict.invariant.as_deref(), Some("state-machine-safety"));
     assert_eq!(s.events_from, before.stats.events);
@@ -91,8 +91,8 @@ fn shrinking_twice_gives_the_same_counterexample() {
     let reg = registry();
     let d = dir("twice");
     let path = found(&reg, &d);
-    let a = shrink(&reg, &path, Some(d.join("a.json")), 120).unwrap();
-    let b = shrink(&reg, &path, Some(d.join("b.json")), 120).unwrap();
+    let a = shrink(&reg, &path, Some(d.join("a.json")), 120, Default::default()).unwrap();
+    let b = shrink(&reg, &path, Some(d.join("b.json")), 120, Default::default()).unwrap();
     let (ra, _) = load_report(&reg, &a.report).unwrap();
     let (rb, _) = load_report(&reg, &b.report).unwrap();
     assert_eq!(ra.trace_hash, rb.trace_hash);

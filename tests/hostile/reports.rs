@@ -32,6 +32,30 @@ fn judge(text: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// A compact report as the readers that need its whole trace load it:
+/// parsed, its scenario checked, its trace regenerated.
+fn judge_compact(text: &str) -> Result<(), TestCaseError> {
+    let Ok(r) = Report::parse(text) else {
+        return judge(text);
+    };
+    let full = REGISTRY
+        .with(|reg| sim::runner::report_scenario(reg, &r).and_then(|s| sim::runner::with_full_trace(reg, &s, r)));
+    match full {
+        Err(e) => assert_one_line!(e),
+        Ok(f) => prop_assert!(!f.is_compact()),
+    }
+    Ok(())
+}
+
+/// A compact report's window hash made to match its (edited) window.
+fn rehash_window(v: &mut Json) {
+    if let Ok(trace) = serde_json::from_value::<Vec<Event>>(v["trace"].clone()) {
+        if v["window"].is_object() {
+            v["window"]["hash"] = sim::trace::Trace::hash_of(&trace).into();
+        }
+    }
+}
+
 fn rehash(v: &mut Json) {
     if let Ok(trace) = serde_json::from_value::<Vec<Event>>(v["trace"].clone()) {
         v["trace_hash"] = sim::trace::Trace::hash_of(&trace).into();
@@ -59,6 +83,21 @@ proptest! {
 
 proptest! {
     #![proptest_config(config(300))]
+
+    #[test]
+    fn compact_report_bytes(b in hostile(vec![samples::compact_report().as_bytes().to_vec()])) {
+        judge_compact(&String::from_utf8_lossy(&b))?;
+    }
+
+    #[test]
+    fn compact_report_fields(edits in prop::collection::vec(json_edit(), 1..4), again in any::<bool>()) {
+        let mut v = samples::compact_report_json();
+        apply_json(&mut v, &edits);
+        if again {
+            rehash_window(&mut v);
+        }
+        judge_compact(&v.to_string())?;
+    }
 
     #[test]
     fn report_schemas(schema in prop_oneof![Just(Json::from(u64::MAX)), any::<i64>().prop_map(Json::from),

@@ -54,11 +54,25 @@ pub const JEPSEN_EDN: &[&str] = &[
      {:process 1, :type :ok, :f :read, :value \\a, :x 1/3, :y 2.5M, :z ##Inf}]\n",
 ];
 
-/// The report of a short run of a built-in scenario, as `dst run --report`
-/// writes it.
+/// The report of a short run of a built-in scenario, as `dst run --report
+/// --full-trace` writes it.
 pub fn report() -> &'static str {
     static REPORT: OnceLock<String> = OnceLock::new();
-    REPORT.get_or_init(|| {
+    REPORT.get_or_init(|| short_report(true))
+}
+
+/// The same run's compact report, as `dst run --report` writes it.
+pub fn compact_report() -> &'static str {
+    static REPORT: OnceLock<String> = OnceLock::new();
+    REPORT.get_or_init(|| short_report(false))
+}
+
+pub fn compact_report_json() -> Json {
+    serde_json::from_str(compact_report()).expect("a report is JSON")
+}
+
+fn short_report(full_trace: bool) -> String {
+    {
         let reg = dst::registry();
         // Short, so that thousands of cases parse it quickly: faults for
         // 400 ms, then 600 ms to converge (failing liveness makes a report too).
@@ -68,9 +82,13 @@ pub fn report() -> &'static str {
         sc.liveness.tail_ms = 100;
         let (out, wall_ms) = sim::runner::run_seed(&reg, &sc, 2, &[], None).expect("runs");
         let class = reg.classify(&out, &sc, &[]);
-        let r = sim::runner::report(&out, class, &sc, 2, &[], wall_ms, Path::new("r.json"));
+        let style = sim::report::Style {
+            full_trace,
+            gzip: false,
+        };
+        let r = sim::runner::report(&out, class, &sc, 2, &[], wall_ms, Path::new("r.json"), style);
         serde_json::to_string(&r).expect("encodes")
-    })
+    }
 }
 
 pub fn report_json() -> Json {

@@ -159,13 +159,13 @@ fn the_v043_finding_replays_and_shrinks() {
     assert_eq!(class, sim::runner::Class::Expected);
     let dir = std::env::temp_dir().join(format!("raft-rs-shrink-{}", std::process::id()));
     let path = dir.join("found.json");
-    sim::runner::report(&out, class, &s, 0, &[], ms, &path)
+    sim::runner::report(&out, class, &s, 0, &[], ms, &path, Default::default())
         .write(&path)
         .unwrap();
     let (report, _) = sim::runner::load_report(&r, &path).unwrap();
     let again = r.run(&s, report.seed, &[], Some(report.plan.clone())).unwrap();
     assert_eq!(again.trace.hash_hex(), report.trace_hash);
-    let shrunk = sim::runner::shrink::shrink(&r, &path, None, 100).unwrap();
+    let shrunk = sim::runner::shrink::shrink(&r, &path, None, 100, Default::default()).unwrap();
     assert!(
         shrunk.plan_to < shrunk.plan_from / 4,
         "{} -> {}",

@@ -12,15 +12,15 @@ use serde_json::{json, Value as Json};
 /// Ops of the longest partial linearization shown in text output.
 const SHOWN: usize = 10;
 
-pub fn main(args: &CheckArgs) -> Exit {
+pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
     let file = args.history.display().to_string();
     let initial = match args.initial.as_deref().map(Value::parse).transpose() {
         Ok(v) => v,
         Err(e) => return bad(&format!("--initial: {e}")),
     };
-    let text = match std::fs::read_to_string(&args.history) {
+    let text = match crate::files::read_text(&args.history, 4 * crate::report::GUNZIP_BYTES_MAX) {
         Ok(t) => t,
-        Err(e) => return bad(&format!("cannot read {file}: {e}")),
+        Err(e) => return bad(&e),
     };
     let format = args.format.unwrap_or_else(|| sniff(&text));
     let format_name = name(format);
@@ -68,7 +68,7 @@ pub fn main(args: &CheckArgs) -> Exit {
             Ok(judge(&register, &p.history, &opts, p.unit, html))
         }),
         HistoryFormat::Edn => lin::parse_edn::parse(&text).map(|h| judge(&lin::StringKv, &h, &opts, "line", html)),
-        HistoryFormat::Json => lin::parse_dst::parse(&text).map(|h| judge(&lin::DstKv, &h, &opts, "event", html)),
+        HistoryFormat::Json => dst_history(reg, &text).map(|h| judge(&lin::DstKv, &h, &opts, "event", html)),
     };
     let mut judged = match judged {
         Ok(j) => j,
@@ -244,4 +244,23 @@ fn op_json<M: Model>(model: &M, op: &Op<M::Input, M::Output>) -> Json {
         "invoke": op.invoke,
         "complete": op.complete,
     })
+}
+
+/// The history of a dst report or of event lines; a compact report's whole
+/// trace is regenerated from its seed first.
+fn dst_history(
+    reg: &crate::registry::Registry,
+    text: &str,
+) -> Result<lin::History<crate::workload::KvOp, crate::workload::KvResult>, ParseError> {
+    if !lin::parse_dst::is_report(text) {
+        return lin::parse_dst::parse(text);
+    }
+    let r = crate::report::Report::parse(text).map_err(ParseError::whole)?;
+    let r = match r.is_compact() {
+        false => r,
+        true => crate::runner::report_scenario(reg, &r)
+            .and_then(|s| crate::runner::with_full_trace(reg, &s, r))
+            .map_err(ParseError::whole)?,
+    };
+    lin::parse_dst::of_report(&r)
 }

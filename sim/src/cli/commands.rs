@@ -91,6 +91,7 @@ pub fn list(reg: &Registry, json: bool) -> Exit {
     Exit::Clean
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     reg: &Registry,
     name: &str,
@@ -98,6 +99,7 @@ pub fn run(
     bugs: &[String],
     report: Option<PathBuf>,
     html: bool,
+    style: crate::report::Style,
     json: bool,
 ) -> Exit {
     let scenario = match reg.load(name) {
@@ -107,6 +109,11 @@ pub fn run(
     if let Err(e) = reg.validate(&scenario, bugs) {
         return Exit::Bad(e);
     }
+    // An explicit name gains .gz with --gzip unless it has it.
+    let report = report.map(|p| match p.extension().is_some_and(|e| e == "gz") {
+        true => p,
+        false => style.path(p),
+    });
     if let Some(Err(e)) = report.as_deref().map(crate::files::refuse_special) {
         return Exit::Bad(e);
     }
@@ -117,20 +124,28 @@ pub fn run(
     let class = reg.classify(&out, &scenario, bugs);
     let path = report.clone().or_else(|| {
         (out.verdict.status != crate::world::Status::Pass)
-            .then(|| runner::report_path(Path::new("reports"), &scenario.name, seed, bugs))
+            .then(|| style.path(runner::report_path(Path::new("reports"), &scenario.name, seed, bugs)))
     });
     let written = match &path {
-        Some(p) => match runner::report(&out, class, &scenario, seed, bugs, wall_ms, p).write(p) {
+        Some(p) => match runner::report(&out, class, &scenario, seed, bugs, wall_ms, p, style).write(p) {
             Ok(()) => Some(p.clone()),
             Err(e) => return Exit::Bad(e),
         },
         None => None,
     };
-    let page = match written
-        .as_deref()
-        .filter(|_| html)
-        .map(|p| crate::view::write_page(p, None))
-    {
+    // The page is drawn from this run, whole, whatever the report keeps.
+    let page = match written.as_deref().filter(|_| html).map(|p| {
+        let whole = crate::report::Style {
+            full_trace: true,
+            gzip: false,
+        };
+        let dest = crate::report::beside(p, "html");
+        crate::view::write_report_page(
+            &runner::report(&out, class, &scenario, seed, bugs, wall_ms, p, whole),
+            &dest,
+        )
+        .map(|()| dest)
+    }) {
         Some(Err(e)) => return Exit::Bad(e),
         Some(Ok(p)) => Some(p),
         None => None,
@@ -175,8 +190,8 @@ pub fn run(
 }
 
 /// `dst view REPORT`: the report's page, written where asked.
-pub fn view(report: &Path, out: Option<&Path>) -> Exit {
-    match crate::view::write_page(report, out) {
+pub fn view(reg: &Registry, report: &Path, out: Option<&Path>) -> Exit {
+    match crate::view::write_page(reg, report, out) {
         Ok(p) => {
             crate::outln!("view: {}", p.display());
             Exit::Clean
@@ -185,16 +200,25 @@ pub fn view(report: &Path, out: Option<&Path>) -> Exit {
     }
 }
 
-pub fn replay(reg: &Registry, path: &Path, html: bool, json: bool) -> Exit {
+/// Where `replay --full` writes by default: `X.full.json` beside `X.json`.
+pub fn full_path(report: &Path) -> PathBuf {
+    crate::report::beside(report, "full.json")
+}
+
+/// `dst replay REPORT`: the seed run again under the report's plan and calm
+/// messages, compared with it; `full` also writes the report with every
+/// event there.
+pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, json: bool) -> Exit {
     let (r, scenario) = match load_report(reg, path) {
         Ok(x) => x,
         Err(e) => return Exit::Bad(e),
     };
-    if html {
-        match crate::view::write_page(path, None) {
-            Ok(p) if !json => crate::outln!("view: {}", p.display()),
-            Ok(_) => {}
-            Err(e) => return Exit::Bad(e),
+    for dest in full
+        .iter()
+        .chain(html.then(|| crate::report::beside(path, "html")).as_ref())
+    {
+        if let Err(e) = crate::files::refuse_special(dest) {
+            return Exit::Bad(e);
         }
     }
     let (out, _) = match run_seed_with(reg, &scenario, r.seed, &r.bugs, Overrides::of_report(&r)) {
@@ -203,16 +227,54 @@ pub fn replay(reg: &Registry, path: &Path, html: bool, json: bool) -> Exit {
     };
     let same_verdict = out.verdict == r.verdict;
     let same_hash = out.trace.hash_hex() == r.trace_hash;
-    let (offline_agrees, offline) = offline_verdict(reg, &scenario, &r);
+    // A compact report's saved events are a window; where the replay
+    // hashes the same, the whole saved trace is the replayed one.
+    let whole = match (&r.window, same_hash) {
+        (None, _) => Some(r.clone()),
+        (Some(_), true) => {
+            let mut w = r.clone();
+            w.trace = out.trace.events().to_vec();
+            w.window = None;
+            Some(w)
+        }
+        (Some(_), false) => None,
+    };
+    let (offline_agrees, offline) = match &whole {
+        Some(w) => offline_verdict(reg, &scenario, w),
+        None => (
+            true,
+            "skipped (a compact report keeps only a window of its trace)".into(),
+        ),
+    };
     let reproduced = same_verdict && same_hash && offline_agrees;
-    let divergence = (!same_hash).then(|| first_divergence(out.trace.events(), &r.trace));
+    let saved = if r.is_compact() { "regenerated" } else { "saved" };
+    let divergence = (!same_hash).then(|| first_divergence(out.trace.events(), &r)).flatten();
+    let mut written = Vec::new();
+    if let Some(w) = &whole {
+        let pages = full.iter().map(|p| (p.clone(), false));
+        for (dest, page) in pages.chain(html.then(|| (crate::report::beside(path, "html"), true))) {
+            let wrote = if page {
+                crate::view::write_report_page(w, &dest)
+            } else {
+                let mut w = w.clone();
+                w.replay = format!("dst replay {}", dest.display());
+                w.write(&dest)
+            };
+            match wrote {
+                Ok(()) => written.push(dest),
+                Err(e) => return Exit::Bad(e),
+            }
+        }
+    } else if full.is_some() || html {
+        crate::errln!("dst: the replay differs from the report, so its whole trace is not written");
+    }
     if json {
         crate::outln!(
             "{}",
             serde_json::json!({"reproduced": reproduced, "verdict": out.verdict,
                 "expected_verdict": r.verdict, "trace_hash": out.trace.hash_hex(),
                 "expected_trace_hash": r.trace_hash, "first_divergent_event": divergence,
-                "offline_check": offline})
+                "offline_check": offline, "written": written})
         );
     } else if reproduced {
         crate::outln!(
@@ -222,7 +284,10 @@ pub fn replay(reg: &Registry, path: &Path, html: bool, json: bool) -> Exit {
             runner::describe(&out),
             r.trace_hash
         );
-        crate::outln!("offline check of the saved trace: {offline}");
+        crate::outln!("offline check of the {saved} trace: {offline}");
+        for p in &written {
+            crate::outln!("wrote {}", p.display());
+        }
     } else {
         crate::outln!("MISMATCH: {} seed {}", r.scenario, r.seed);
         crate::outln!(
@@ -240,7 +305,7 @@ pub fn replay(reg: &Registry, path: &Path, html: bool, json: bool) -> Exit {
         if let Some(i) = divergence {
             crate::outln!("  first differing event: {i}");
         }
-        crate::outln!("  offline check of the saved trace: {offline}");
+        crate::outln!("  offline check of the {saved} trace: {offline}");
     }
     if reproduced {
         Exit::Clean
@@ -275,9 +340,17 @@ fn offline_verdict(reg: &Registry, scenario: &Scenario, r: &Report) -> (bool, St
     }
 }
 
-fn first_divergence(a: &[crate::event::Event], b: &[crate::event::Event]) -> usize {
-    a.iter()
-        .zip(b)
-        .position(|(x, y)| x != y)
-        .unwrap_or(a.len().min(b.len()))
+/// The first event (by number) where the replay `now` and the report's
+/// `saved` events differ. A compact report's window may agree everywhere
+/// it looks while its gaps differ: then none can be named.
+fn first_divergence(now: &[crate::event::Event], r: &Report) -> Option<u64> {
+    for e in &r.trace {
+        match now.get(e.i as usize) {
+            Some(n) if n == e => {}
+            _ => return Some(e.i),
+        }
+    }
+    // Every saved event agrees: the runs part where the shorter ends.
+    let saved = r.window.as_ref().map_or(r.trace.len() as u64, |w| w.events);
+    (r.window.is_none() || saved != now.len() as u64).then(|| saved.min(now.len() as u64))
 }

@@ -1,13 +1,12 @@
 //! `dst export REPORT`: the report's trace for a trace viewer.
 
 use super::Exit;
-use crate::report::Report;
 use std::path::Path;
 
 /// The formats `--format` takes.
 const FORMATS: &[&str] = &["perfetto"];
 
-pub fn main(path: &Path, format: &str, out: Option<&Path>) -> Exit {
+pub fn main(reg: &crate::registry::Registry, path: &Path, format: &str, out: Option<&Path>) -> Exit {
     if !FORMATS.contains(&format) {
         return Exit::Bad(format!(
             "unknown export format '{format}' (known: {})",
@@ -18,7 +17,7 @@ pub fn main(path: &Path, format: &str, out: Option<&Path>) -> Exit {
     if let Some(Err(e)) = out.map(crate::files::refuse_special) {
         return Exit::Bad(e);
     }
-    let report = match Report::read(path) {
+    let report = match crate::runner::read_full_report(reg, path) {
         Ok(r) => r,
         Err(e) => return Exit::Bad(e),
     };

@@ -72,7 +72,9 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         reports: crate::runner::ReportCap {
             per_signature: if a.no_reports { 0 } else { a.max_reports },
             total: if a.no_reports { 0 } else { a.max_reports_total },
+            min_free: a.min_free,
         },
+        style: a.style.style(),
     };
     let n_sc = if opts.scenarios.is_empty() {
         reg.scenarios().len() as u64
@@ -88,9 +90,12 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
             bad += 1;
         }
         if let (true, Some(p)) = (a.html, &d.report) {
-            if let Err(e) = crate::view::write_page(p, None) {
+            if let Err(e) = crate::view::write_page(reg, p, None) {
                 progress.line(&format!("dst: view of {} not written: {e}", p.display()));
             }
+        }
+        if let Some(low) = &d.disk_low {
+            progress.line(&format!("dst: warning: {low}"));
         }
         if !d.line.is_empty() {
             let replay = d
@@ -137,6 +142,9 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
     };
     if let Err(e) = super::corpus::grow_from(reg, &rec, &a.corpus, &ran) {
         return Exit::Bad(e);
+    }
+    if let Some(low) = &s.reports_stopped {
+        crate::errln!("dst: warning: reports stopped early: {low}");
     }
     match s.unwritten.first() {
         Some(first) if matches!(exit, Exit::Clean | Exit::Found) => Exit::Bad(format!(
@@ -304,7 +312,7 @@ fn print(s: &FuzzRecord, json: bool) -> Exit {
             }
             if t.reports_withheld > 0 {
                 crate::outln!(
-                    "      {} failing seeds have no report (caps: --max-reports, --max-reports-total); `dst run` with the seed writes one",
+                    "      {} failing seeds have no report (caps: --max-reports, --max-reports-total, --min-free); `dst run` with the seed writes one",
                     t.reports_withheld
                 );
             }

@@ -100,10 +100,20 @@ where
             bugs,
             report,
             html,
+            style,
             json,
-        } => commands::run(r, &scenario, seed, &bugs, report, html, json),
-        Cmd::Replay { report, html, json } => commands::replay(r, &report, html, json),
-        Cmd::View { report, out } => commands::view(&report, out.as_deref()),
+        } => commands::run(r, &scenario, seed, &bugs, report, html, style.style(), json),
+        Cmd::Replay {
+            report,
+            full,
+            out,
+            html,
+            json,
+        } => {
+            let full = full.then(|| out.unwrap_or_else(|| commands::full_path(&report)));
+            commands::replay(r, &report, full, html, json)
+        }
+        Cmd::View { report, out } => commands::view(r, &report, out.as_deref()),
         Cmd::Fuzz(args) => fuzz::main(r, args),
         Cmd::Merge(args) => merge::main(r, &args),
         Cmd::Search(args) => search::main(r, args),
@@ -111,9 +121,10 @@ where
             report,
             out,
             max_runs,
+            style,
             json,
-        } => shrink::main(r, &report, out, max_runs, json),
-        Cmd::Export { report, format, out } => export::main(&report, &format, out.as_deref()),
+        } => shrink::main(r, &report, out, max_runs, style.style(), json),
+        Cmd::Export { report, format, out } => export::main(r, &report, &format, out.as_deref()),
         Cmd::Mutants {
             max_seeds,
             guided,
@@ -121,15 +132,17 @@ where
             bugs,
             jobs,
             report_dir,
+            style,
             json,
         } => {
             let how = crate::runner::mutants::HuntOptions {
                 guided,
                 shrink_runs: shrink.unwrap_or(0),
+                style: style.style(),
             };
             mutants::main(r, max_seeds, how, &bugs, jobs, &report_dir, json)
         }
-        Cmd::Check(args) => check::main(&args),
+        Cmd::Check(args) => check::main(r, &args),
         Cmd::Bench { seeds, scenario, json } => bench::main(r, seeds, &scenario, json),
     };
     let code = match exit {

@@ -26,6 +26,7 @@ pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
         seed: a.seed,
         bugs: a.bugs.clone(),
         report_dir: Some(a.report_dir.clone()),
+        style: a.style.style(),
         compare: a.compare,
         stop_at_first: a.stop,
         passed_over: Vec::new(),

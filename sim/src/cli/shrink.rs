@@ -8,8 +8,15 @@ use std::path::{Path, PathBuf};
 /// Messages with chaos left that a line lists by id.
 const SHOWN_MAX: usize = 8;
 
-pub fn main(reg: &Registry, path: &Path, out: Option<PathBuf>, max_runs: u64, json: bool) -> Exit {
-    let s = match crate::runner::shrink::shrink(reg, path, out, max_runs) {
+pub fn main(
+    reg: &Registry,
+    path: &Path,
+    out: Option<PathBuf>,
+    max_runs: u64,
+    style: crate::report::Style,
+    json: bool,
+) -> Exit {
+    let s = match crate::runner::shrink::shrink(reg, path, out, max_runs, style) {
         Ok(s) => s,
         Err(e) => return Exit::Bad(e),
     };

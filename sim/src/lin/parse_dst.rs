@@ -6,17 +6,33 @@ use crate::event::Event;
 use crate::report::Report;
 use crate::workload::{KvOp, KvResult};
 
+/// Whether `text` is a dst report rather than event lines.
+pub fn is_report(text: &str) -> bool {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    serde_json::from_str::<Event>(first).is_err()
+}
+
+/// The history in a report's whole trace. A compact report keeps only a
+/// window of it, which is refused: its trace is its seed's to regenerate.
+pub fn of_report(report: &Report) -> Result<History<KvOp, KvResult>, ParseError> {
+    if report.is_compact() {
+        return Err(ParseError::whole(
+            "a compact report keeps only a window of its trace; dst replay --full writes it whole",
+        ));
+    }
+    let mut h = DstHistory::default();
+    for e in &report.trace {
+        h.push(e).map_err(ParseError::whole)?;
+    }
+    Ok(h.finish())
+}
+
 /// Parse a report or event lines; the error names the first bad line (a
 /// report's errors are the file's as a whole).
 pub fn parse(text: &str) -> Result<History<KvOp, KvResult>, ParseError> {
     let mut h = DstHistory::default();
-    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    if serde_json::from_str::<Event>(first).is_err() {
-        let report = Report::parse(text).map_err(ParseError::whole)?;
-        for e in &report.trace {
-            h.push(e).map_err(ParseError::whole)?;
-        }
-        return Ok(h.finish());
+    if is_report(text) {
+        return of_report(&Report::parse(text).map_err(ParseError::whole)?);
     }
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

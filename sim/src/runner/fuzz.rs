@@ -41,6 +41,8 @@ pub struct FuzzOptions {
     /// How many reports a campaign writes; every failing seed is still
     /// counted and listed with its replay command.
     pub reports: ReportCap,
+    /// Compact or whole traces, gzipped or not.
+    pub style: crate::report::Style,
 }
 
 /// Reports a campaign writes: a failing campaign must not fill the disk,
@@ -52,35 +54,79 @@ pub struct ReportCap {
     pub per_signature: u64,
     /// Over the whole campaign.
     pub total: u64,
+    /// Bytes that must stay free in the report folder: below it no more
+    /// reports are written (the fuzzing goes on).
+    pub min_free: u64,
 }
+
+/// The default of [`ReportCap::min_free`].
+pub const MIN_FREE_DEFAULT: u64 = 1 << 30;
 
 impl Default for ReportCap {
     fn default() -> Self {
         ReportCap {
             per_signature: 3,
             total: 100,
+            min_free: MIN_FREE_DEFAULT,
         }
     }
 }
 
 /// The reports a campaign has left to write, shared by its workers.
+#[derive(Default)]
 struct ReportBudget {
     cap: ReportCap,
-    used: std::sync::Mutex<(u64, std::collections::BTreeMap<String, u64>)>,
+    used: std::sync::Mutex<Used>,
+}
+
+#[derive(Default)]
+struct Used {
+    total: u64,
+    per: std::collections::BTreeMap<String, u64>,
+    /// Why reports stopped for lack of disk space, once they have.
+    disk_low: Option<String>,
+}
+
+/// Whether a seed may write its report.
+enum Room {
+    Yes,
+    /// The caps are spent.
+    Capped,
+    /// The disk is low: the first seed to find it so carries the line.
+    DiskLow(Option<String>),
 }
 
 impl ReportBudget {
-    /// Takes one report of kind `sig`, if the caps leave one.
-    fn take(&self, sig: &str) -> bool {
-        let Ok(mut used) = self.used.lock() else { return false };
-        let (total, per) = &mut *used;
-        let n = per.entry(sig.to_string()).or_default();
-        if *total >= self.cap.total || *n >= self.cap.per_signature {
-            return false;
+    /// Takes one report of kind `sig` into `dir`, if the caps and the free
+    /// space there leave one.
+    fn take(&self, sig: &str, dir: &Path) -> Room {
+        let Ok(mut used) = self.used.lock() else {
+            return Room::Capped;
+        };
+        if used.disk_low.is_some() {
+            return Room::DiskLow(None);
         }
-        *total += 1;
-        *n += 1;
-        true
+        let n = used.per.get(sig).copied().unwrap_or(0);
+        if used.total >= self.cap.total || n >= self.cap.per_signature {
+            return Room::Capped;
+        }
+        if let Some(free) = crate::files::free_bytes(dir).filter(|f| *f < self.cap.min_free) {
+            let line = format!(
+                "only {} MB free in {} (under the {} MB --min-free): no more reports are written; the fuzzing goes on",
+                free >> 20,
+                dir.display(),
+                self.cap.min_free >> 20
+            );
+            used.disk_low = Some(line.clone());
+            return Room::DiskLow(Some(line));
+        }
+        used.total += 1;
+        used.per.insert(sig.to_string(), n + 1);
+        Room::Yes
+    }
+
+    fn disk_low(&self) -> Option<String> {
+        self.used.lock().ok().and_then(|u| u.disk_low.clone())
     }
 }
 
@@ -99,6 +145,7 @@ impl FuzzOptions {
             judge_slice: false,
             start_scenario: 0,
             reports: ReportCap::default(),
+            style: crate::report::Style::default(),
         }
     }
 }
@@ -117,8 +164,11 @@ pub struct SeedDone {
     pub report: Option<PathBuf>,
     /// Why the seed's report could not be written.
     pub report_error: Option<String>,
-    /// The report caps left this failing seed without a report.
+    /// The report caps (or a low disk) left this failing seed without a report.
     pub report_withheld: bool,
+    /// Set on the seed that found the report folder's disk low: the one
+    /// warning that no more reports are written.
+    pub disk_low: Option<String>,
     /// The run's trace hash; empty if it could not run.
     pub trace_hash: String,
     /// The kinds of the verdict's evidence events (see [`super::grow::signature`]).
@@ -138,6 +188,8 @@ pub struct FuzzSummary {
     pub interrupted: bool,
     /// Reports that could not be written, one line each: the run fails.
     pub unwritten: Vec<String>,
+    /// Why reports stopped before the run did (the disk ran low), if they did.
+    pub reports_stopped: Option<String>,
     /// One shard of several: coverage goals and declared violations are
     /// judged over all shards by `dst merge`, not on this slice.
     pub deferred: bool,
@@ -279,7 +331,7 @@ pub fn fuzz_with(
     });
     let mut tallies: Vec<Tally> = scenarios.iter().map(|_| Tally::default()).collect();
     let mut unwritten = Vec::new();
-    let (scs, bugs, dir, twice) = (&scenarios, &opts.bugs, opts.report_dir.as_deref(), opts.determinism);
+    let scs = &scenarios;
     let budget = ReportBudget {
         cap: opts.reports,
         used: Default::default(),
@@ -289,7 +341,7 @@ pub fn fuzz_with(
         items,
         opts.jobs.max(1),
         deadline,
-        |(sc, seed)| one(registry, scs, sc, seed, bugs, dir, twice, budget),
+        |(sc, seed)| one(registry, scs, sc, seed, opts, budget),
         |d: SeedDone| {
             tallies[d.scenario].record(&d);
             unwritten.extend(d.report_error.clone());
@@ -314,6 +366,7 @@ pub fn fuzz_with(
         took: started.elapsed(),
         interrupted: crate::interrupt::stopping(),
         unwritten,
+        reports_stopped: budget.disk_low(),
         deferred: shard_n > 1 && !opts.judge_slice,
         next: next.map(|(sc, seed)| (seed, sc)),
     })
@@ -324,11 +377,10 @@ fn one(
     scenarios: &[Scenario],
     sc: usize,
     seed: u64,
-    bugs: &[String],
-    dir: Option<&Path>,
-    twice: bool,
+    opts: &FuzzOptions,
     budget: &ReportBudget,
 ) -> SeedDone {
+    let (bugs, dir, twice) = (&opts.bugs, opts.report_dir.as_deref(), opts.determinism);
     let s = &scenarios[sc];
     let mut d = SeedDone {
         scenario: sc,
@@ -341,6 +393,7 @@ fn one(
         report: None,
         report_error: None,
         report_withheld: false,
+        disk_low: None,
         trace_hash: String::new(),
         evidence: vec![],
     };
@@ -376,14 +429,21 @@ fn one(
         d.line = format!("{tag} {} seed {seed}: {}", s.name, outcome::describe(&out));
         let cause = d.violated.clone().unwrap_or_else(|| "error".into());
         let sig = super::grow::signature(&s.name, &cause, bugs, &d.evidence);
-        let dir = dir.filter(|_| {
-            let room = budget.take(&sig);
-            d.report_withheld = !room;
-            room
+        let dir = dir.filter(|dir| match budget.take(&sig, dir) {
+            Room::Yes => true,
+            Room::Capped => {
+                d.report_withheld = true;
+                false
+            }
+            Room::DiskLow(line) => {
+                d.report_withheld = true;
+                d.disk_low = line;
+                false
+            }
         });
         if let Some(dir) = dir {
-            let path = outcome::report_path(dir, &s.name, seed, bugs);
-            match outcome::report(&out, class, s, seed, bugs, wall_ms, &path).write(&path) {
+            let path = opts.style.path(outcome::report_path(dir, &s.name, seed, bugs));
+            match outcome::report(&out, class, s, seed, bugs, wall_ms, &path, opts.style).write(&path) {
                 Ok(()) => d.report = Some(path),
                 Err(e) => {
                     d.line.push_str(&format!(" (report not written: {e})"));

@@ -173,23 +173,24 @@ fn line_for(
             None => {
                 let (out, ms) = run_seed(registry, &c.scenario, c.seed, bugs, None)?;
                 let class = registry.classify(&out, &c.scenario, bugs);
-                outcome::report(&out, class, &c.scenario, c.seed, bugs, ms, &full).write(&full)?;
+                let style = crate::report::Style::default();
+                outcome::report(&out, class, &c.scenario, c.seed, bugs, ms, &full, style).write(&full)?;
                 full.clone()
             }
         };
         // An exhausted budget or a harness error has no cause to keep while shrinking.
-        let (kept, note): (PathBuf, String) = match shrink::shrink(registry, &report, Some(small.clone()), shrink_runs)
-        {
-            Ok(s) => (
-                small.clone(),
-                format!(
-                    "shrunk from {} to {} events, {} to {} plan entries",
-                    s.events_from, s.events_to, s.plan_from, s.plan_to
+        let (kept, note): (PathBuf, String) =
+            match shrink::shrink(registry, &report, Some(small.clone()), shrink_runs, Default::default()) {
+                Ok(s) => (
+                    small.clone(),
+                    format!(
+                        "shrunk from {} to {} events, {} to {} plan entries",
+                        s.events_from, s.events_to, s.plan_from, s.plan_to
+                    ),
                 ),
-            ),
-            Err(_) if cause == "error" => (report, "not shrunk".into()),
-            Err(e) => return Err(e),
-        };
+                Err(_) if cause == "error" => (report, "not shrunk".into()),
+                Err(e) => return Err(e),
+            };
         let (r, _) = load_report(registry, &kept)?;
         let described = r.verdict.message.clone().unwrap_or_else(|| cause.to_string());
         let pass = bugs.is_empty() && matches!(c.scenario.expect, Expect::Pass);

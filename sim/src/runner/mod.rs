@@ -88,6 +88,58 @@ pub fn load_report(registry: &Registry, path: &std::path::Path) -> Result<(crate
         .map_err(|e| one_line(&format!("{}: {e}", path.display())))
 }
 
+/// [`load_report`] with the whole trace, regenerated if the report is
+/// compact (see [`with_full_trace`]).
+pub fn load_full_report(
+    registry: &Registry,
+    path: &std::path::Path,
+) -> Result<(crate::report::Report, Scenario), String> {
+    let (r, s) = load_report(registry, path)?;
+    let r = with_full_trace(registry, &s, r).map_err(|e| one_line(&format!("{}: {e}", path.display())))?;
+    Ok((r, s))
+}
+
+/// The report at `path` with its whole trace: a full report as it is
+/// (whatever its scenario), a compact one regenerated (its scenario
+/// checked against `registry`). The error is one line.
+pub fn read_full_report(registry: &Registry, path: &std::path::Path) -> Result<crate::report::Report, String> {
+    let r = crate::report::Report::read(path)?;
+    if !r.is_compact() {
+        return Ok(r);
+    }
+    report_scenario(registry, &r)
+        .and_then(|s| with_full_trace(registry, &s, r))
+        .map_err(|e| one_line(&format!("{}: {e}", path.display())))
+}
+
+/// The report with its whole trace: as it is if it keeps it, else with the
+/// trace its seed, plan and calm messages regenerate, which must hash to
+/// the trace hash the report stores (a report of another dst or another
+/// version of the model may not). `scenario` is the report's (see
+/// [`report_scenario`]).
+pub fn with_full_trace(
+    registry: &Registry,
+    scenario: &Scenario,
+    mut r: crate::report::Report,
+) -> Result<crate::report::Report, String> {
+    if !r.is_compact() {
+        return Ok(r);
+    }
+    let (out, _) = run_seed_with(registry, scenario, r.seed, &r.bugs, Overrides::of_report(&r))?;
+    let now = out.trace.hash_hex();
+    if now != r.trace_hash {
+        return Err(format!(
+            "the compact report's trace cannot be regenerated: its seed now runs to trace {now}, not {} (written by dst {}; this is dst {}); a report written with --full-trace keeps every event",
+            r.trace_hash,
+            r.dst_version,
+            env!("CARGO_PKG_VERSION")
+        ));
+    }
+    r.trace = out.trace.events().to_vec();
+    r.window = None;
+    Ok(r)
+}
+
 /// The scenario a parsed report ran, checked against the registry with the
 /// report's bug switches, and the report's plan against that scenario's
 /// cluster; the error is one line.

@@ -66,6 +66,8 @@ pub struct HuntOptions {
     pub guided: bool,
     /// Shrink the find within this many runs (0: do not).
     pub shrink_runs: u64,
+    /// How its reports are written.
+    pub style: crate::report::Style,
 }
 
 /// A hunt by coverage-guided search: runs until the first find.
@@ -187,12 +189,12 @@ pub fn mutants(
         jobs,
         None,
         |t| {
-            let mut h = hunt(registry, t, max_seeds, dir);
+            let mut h = hunt(registry, t, max_seeds, dir, how.style);
             if how.guided && h.error.is_none() {
                 h.guided = Some(hunt_guided(registry, &h.target, max_seeds));
             }
             if let (Some(report), true) = (&h.report, how.shrink_runs > 0) {
-                h.shrunk = super::shrink::shrink(registry, report, None, how.shrink_runs)
+                h.shrunk = super::shrink::shrink(registry, report, None, how.shrink_runs, how.style)
                     .ok()
                     .map(|s| ShrunkFind {
                         events_from: s.events_from,
@@ -249,7 +251,7 @@ pub fn mutants(
     }
 }
 
-fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path) -> Hunt {
+fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path, style: crate::report::Style) -> Hunt {
     let start = Instant::now();
     let bugs = bugs_of(&target);
     let mut h = Hunt {
@@ -292,9 +294,9 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path) -> Hunt
             continue;
         }
         h.found_by = Some(cause);
-        let path = outcome::report_path(dir, &scenario.name, seed, &bugs);
+        let path = style.path(outcome::report_path(dir, &scenario.name, seed, &bugs));
         let class = registry.classify(&out, &scenario, &bugs);
-        match outcome::report(&out, class, &scenario, seed, &bugs, wall_ms, &path).write(&path) {
+        match outcome::report(&out, class, &scenario, seed, &bugs, wall_ms, &path, style).write(&path) {
             Ok(()) => h.report = Some(path),
             Err(e) => h.error = Some(format!("report not written: {e}")),
         }

@@ -2,7 +2,7 @@
 //! report on disk with the command that replays it.
 
 use crate::event::{Event, EventKind};
-use crate::report::{Report, Stats, SCHEMA};
+use crate::report::{Report, Stats, Style, SCHEMA};
 use crate::scenario::Scenario;
 use crate::world::{RunOutcome, Status, Verdict};
 use std::path::{Path, PathBuf};
@@ -23,13 +23,17 @@ pub fn cause(out: &RunOutcome) -> Option<String> {
     cause_of(&out.verdict, out.trace.events())
 }
 
-/// [`cause`] of a verdict over the trace it names events of.
+/// [`cause`] of a verdict over the trace it names events of (the whole
+/// trace, or a compact report's window).
 pub fn cause_of(verdict: &Verdict, trace: &[Event]) -> Option<String> {
     match verdict.status {
         Status::Pass => None,
         Status::Violation => verdict.invariant.clone(),
         Status::Error => {
-            let at = verdict.evidence.first().and_then(|i| trace.get(*i as usize));
+            let at = verdict
+                .evidence
+                .first()
+                .and_then(|i| crate::report::event_at(trace, *i));
             at.is_some_and(|e| matches!(e.kind, EventKind::Panic { .. }))
                 .then(|| PANIC.to_string())
         }
@@ -67,7 +71,9 @@ pub fn report_path(dir: &Path, scenario: &str, seed: u64, bugs: &[String]) -> Pa
     dir.join(format!("{name}.json"))
 }
 
-/// The report of a run; `class` is what [`classify`] made of it.
+/// The report of a run; `class` is what [`classify`] made of it, `style`
+/// whether it keeps the whole trace.
+#[allow(clippy::too_many_arguments)]
 pub fn report(
     out: &RunOutcome,
     class: Class,
@@ -76,7 +82,9 @@ pub fn report(
     bugs: &[String],
     wall_ms: u64,
     path: &Path,
+    style: Style,
 ) -> Report {
+    let (trace, window) = style.trace(out.trace.events(), &out.verdict.evidence);
     Report {
         schema: SCHEMA,
         dst_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -99,7 +107,8 @@ pub fn report(
         },
         trace_hash: out.trace.hash_hex(),
         replay: format!("dst replay {}", path.display()),
-        trace: out.trace.events().to_vec(),
+        window,
+        trace,
     }
 }
 

@@ -38,6 +38,8 @@ pub struct SearchOptions {
     pub seed: u64,
     pub bugs: Vec<String>,
     pub report_dir: Option<PathBuf>,
+    /// Compact or whole traces, gzipped or not.
+    pub style: crate::report::Style,
     /// Also run plain seeds, as many, in the same batches.
     pub compare: bool,
     /// Stop once each side has found a violation.
@@ -57,6 +59,7 @@ impl SearchOptions {
             seed: 0,
             bugs: Vec::new(),
             report_dir: None,
+            style: crate::report::Style::default(),
             compare: false,
             stop_at_first: false,
             passed_over: Vec::new(),
@@ -355,8 +358,9 @@ fn record(
     if side.first_violation.is_none() && !opts.passed_over.contains(&cause) {
         side.first_violation = Some((side.runs, cause));
         if let Some(dir) = &opts.report_dir {
-            let path = dir.join(format!("{}-search-{}-run-{}.json", scenario.name, opts.seed, side.runs));
-            runner::report(out, class, scenario, out.seed, &opts.bugs, wall_ms, &path).write(&path)?;
+            let name = format!("{}-search-{}-run-{}.json", scenario.name, opts.seed, side.runs);
+            let path = opts.style.path(dir.join(name));
+            runner::report(out, class, scenario, out.seed, &opts.bugs, wall_ms, &path, opts.style).write(&path)?;
             side.reports.push(path);
         }
     }

@@ -24,15 +24,27 @@ pub fn report_page(r: &Report) -> String {
 }
 
 /// Writes the page of the report at `report` to `out` (default: beside
-/// it, `REPORT.html`) and returns where; the error is one line.
-pub fn write_page(report: &std::path::Path, out: Option<&std::path::Path>) -> Result<std::path::PathBuf, String> {
-    let r = Report::read(report)?;
+/// it, `REPORT.html`) and returns where; the error is one line. A compact
+/// report's trace is regenerated from its seed first (so its scenario must
+/// be one `registry` knows); a full one is drawn as it is.
+pub fn write_page(
+    registry: &crate::registry::Registry,
+    report: &std::path::Path,
+    out: Option<&std::path::Path>,
+) -> Result<std::path::PathBuf, String> {
     let dest = out
         .map(|p| p.to_path_buf())
-        .unwrap_or_else(|| report.with_extension("html"));
+        .unwrap_or_else(|| crate::report::beside(report, "html"));
     crate::files::refuse_special(&dest)?;
-    crate::files::write_atomic(&dest, report_page(&r).as_bytes())?;
+    let r = crate::runner::read_full_report(registry, report)?;
+    write_report_page(&r, &dest)?;
     Ok(dest)
+}
+
+/// Writes the page of `r` (with its whole trace) to `dest`.
+pub fn write_report_page(r: &Report, dest: &std::path::Path) -> Result<(), String> {
+    crate::files::refuse_special(dest)?;
+    crate::files::write_atomic(dest, report_page(r).as_bytes())
 }
 
 /// The page of any view data (see [`data`]).

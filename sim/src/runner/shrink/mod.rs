@@ -53,7 +53,13 @@ pub struct Shrunk {
 /// Shrinks the report at `path` within `max_runs` runs and writes the
 /// result to `out` (default: `REPORT.shrunk.json`). The error is one line
 /// about the input.
-pub fn shrink(registry: &Registry, path: &Path, out: Option<PathBuf>, max_runs: u64) -> Result<Shrunk, String> {
+pub fn shrink(
+    registry: &Registry,
+    path: &Path,
+    out: Option<PathBuf>,
+    max_runs: u64,
+    style: crate::report::Style,
+) -> Result<Shrunk, String> {
     let started = std::time::Instant::now();
     let (r, scenario) = load_report(registry, path)?;
     let Some(target) = outcome::cause_of(&r.verdict, &r.trace) else {
@@ -89,9 +95,9 @@ pub fn shrink(registry: &Registry, path: &Path, out: Option<PathBuf>, max_runs: 
         }
     }
     let (o, wall_ms) = j.confirm()?;
-    let dest = out.unwrap_or_else(|| path.with_extension("shrunk.json"));
+    let dest = out.unwrap_or_else(|| style.path(shrunk_path(path)));
     let class = registry.classify(&o, &j.best.scenario, &r.bugs);
-    let report = outcome::report(&o, class, &j.best.scenario, r.seed, &r.bugs, wall_ms, &dest);
+    let report = outcome::report(&o, class, &j.best.scenario, r.seed, &r.bugs, wall_ms, &dest, style);
     report.write(&dest)?;
     Ok(Shrunk {
         plan_from: r.plan.len(),
@@ -109,4 +115,10 @@ pub fn shrink(registry: &Registry, path: &Path, out: Option<PathBuf>, max_runs: 
         report: dest,
         interrupted: crate::interrupt::stopping(),
     })
+}
+
+/// Where a report's shrunk report goes by default: `X.json` (or
+/// `X.json.gz`) becomes `X.shrunk.json`.
+pub fn shrunk_path(report: &Path) -> PathBuf {
+    crate::report::beside(report, "shrunk.json")
 }

@@ -1,6 +1,14 @@
 //! The JSON report of a run: what a user reads and what `dst replay` re-runs.
-//! Written atomically (a temporary file, then a rename), read back with one
-//! clear error line for anything malformed, truncated or from another schema.
+//! Written atomically (a temporary file, then a rename), gzipped when its
+//! name ends in `.gz`, read back (either way) with one clear error line for
+//! anything malformed, truncated or from another schema.
+//!
+//! A report is compact by default: it keeps a window of its trace around
+//! the evidence ([`window`]); the rest is the seed's to regenerate.
+
+mod window;
+
+pub use window::{cut, event_at, kept, Window, AFTER, BEFORE, KEPT_MAX};
 
 use crate::calm::Calm;
 use crate::event::Event;
@@ -14,8 +22,10 @@ use std::path::Path;
 
 /// 2: model events outside the generic vocabulary are custom events, hashed
 /// by their JSON text. 3: a report may keep messages calm (`calm`), which
-/// a reader of schema 2 would ignore and so replay a different run.
-pub const SCHEMA: u32 = 3;
+/// a reader of schema 2 would ignore and so replay a different run. 4: a
+/// report may keep only a window of its trace (`window`), which a reader
+/// of schema 3 would take for a cut file.
+pub const SCHEMA: u32 = 4;
 
 /// The oldest schema still read: a schema 2 report keeps no message calm.
 pub const SCHEMA_MIN: u32 = 2;
@@ -53,8 +63,63 @@ pub struct Report {
     pub stats: Stats,
     pub trace_hash: String,
     pub replay: String,
+    /// Set when `trace` keeps only the events around the evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<Window>,
     pub trace: Vec<Event>,
 }
+
+/// How reports are written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Style {
+    /// Keep every event instead of the window around the evidence.
+    pub full_trace: bool,
+    /// Gzip the file (its name gains `.gz`).
+    pub gzip: bool,
+}
+
+impl Style {
+    /// Where a report meant for `path` (a `.json` name) goes in this style.
+    pub fn path(&self, path: std::path::PathBuf) -> std::path::PathBuf {
+        if !self.gzip {
+            return path;
+        }
+        let mut name = path.into_os_string();
+        name.push(".gz");
+        name.into()
+    }
+
+    /// The trace a report of `trace` keeps in this style, and what it is a
+    /// window of (none: all of it).
+    pub fn trace(&self, trace: &[Event], evidence: &[u64]) -> (Vec<Event>, Option<Window>) {
+        if self.full_trace {
+            (trace.to_vec(), None)
+        } else {
+            let (kept, w) = cut(trace, evidence);
+            (kept, Some(w))
+        }
+    }
+}
+
+/// A file named for the report at `path`: `X.json` or `X.json.gz` (or any
+/// other name, taken whole) becomes `X.{ext}` beside it.
+pub fn beside(path: &Path, ext: &str) -> std::path::PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name
+        .strip_suffix(".json.gz")
+        .or_else(|| name.strip_suffix(".json"))
+        .or_else(|| name.strip_suffix(".gz"))
+        .unwrap_or(&name);
+    path.with_file_name(format!("{stem}.{ext}"))
+}
+
+/// Bytes a gzipped report may decompress to: past this it is not one this
+/// dst wrote (those stay under [`REPORT_BYTES_MAX`]), and reading on would
+/// let a small hostile file take all the memory.
+pub const GUNZIP_BYTES_MAX: u64 = REPORT_BYTES_MAX as u64;
 
 /// The largest report written: about 2.8 million events. The default event
 /// budget (2 million) stays below it; a scenario that raises the budget past
@@ -85,11 +150,16 @@ impl Report {
         self.trace.iter().map(|e| e.t_ns).fold(self.stats.sim_ns, u64::max)
     }
 
-    /// Write to `path` atomically; creates the parent folder. See
-    /// [`crate::files::write_atomic`] for what is refused.
+    /// Write to `path` atomically, gzipped if its name ends in `.gz`;
+    /// creates the parent folder. See [`crate::files::write_atomic`] for
+    /// what is refused.
     pub fn write(&self, path: &Path) -> Result<(), String> {
         let text = self.encode(REPORT_BYTES_MAX)?;
-        crate::files::write_atomic(path, &text)
+        if path.extension().is_some_and(|e| e == "gz") {
+            crate::files::write_atomic(path, &crate::files::gzip(&text)?)
+        } else {
+            crate::files::write_atomic(path, &text)
+        }
     }
 
     /// The report as JSON, if it is no larger than `limit` bytes; else a
@@ -112,8 +182,7 @@ impl Report {
 
     /// Read and validate a report; the error is one line.
     pub fn read(path: &Path) -> Result<Report, String> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| one_line(&format!("cannot read {}: {e}", path.display())))?;
+        let text = crate::files::read_text(path, GUNZIP_BYTES_MAX).map_err(|e| one_line(&e))?;
         Self::parse(&text).map_err(|e| one_line(&format!("{}: {e}", path.display())))
     }
 
@@ -154,6 +223,10 @@ impl Report {
             None => return Err("not a dst report (no schema field)".into()),
         }
         let r: Report = serde_json::from_value(v).map_err(|e| format!("invalid report: {e}"))?;
+        if let Some(w) = &r.window {
+            r.check_window(w)?;
+            return Ok(r);
+        }
         let h = Trace::hash_of(&r.trace);
         if h != r.trace_hash {
             return Err(format!(
