@@ -71,4 +71,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "snapshot-guard-expired",
         include_str!("../../scenarios/snapshot-guard-expired.json"),
     ),
+    (
+        "raft-storage-faults",
+        include_str!("../../scenarios/raft-storage-faults.json"),
+    ),
 ];

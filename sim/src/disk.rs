@@ -1,6 +1,8 @@
 //! A node's disk: operations are volatile until an fsync that was issued
 //! after them completes. A crash loses what is volatile, except that a torn
-//! prefix of it may survive (the drive had written some of it).
+//! prefix of it may survive (the drive had written some of it). A failed
+//! fsync leaves each operation it covered durable or gone, and a stored
+//! record may rot until the disk is rewritten.
 
 use crate::machine::DiskOp;
 use std::collections::VecDeque;
@@ -11,6 +13,8 @@ pub struct Disk<R> {
     /// Issued, not yet durable, in issue order; `first_pending` numbers the front.
     pending: VecDeque<DiskOp<R>>,
     first_pending: u64,
+    /// Durable records that fail their checksum, by index.
+    corrupt: std::collections::BTreeSet<usize>,
 }
 
 impl<R: Clone> Default for Disk<R> {
@@ -19,6 +23,7 @@ impl<R: Clone> Default for Disk<R> {
             durable: Vec::new(),
             pending: VecDeque::new(),
             first_pending: 0,
+            corrupt: Default::default(),
         }
     }
 }
@@ -53,8 +58,45 @@ impl<R: Clone> Disk<R> {
     fn apply(&mut self, op: DiskOp<R>) {
         match op {
             DiskOp::Append(r) => self.durable.push(r),
-            DiskOp::Replace(rs) => self.durable = rs,
+            DiskOp::Replace(rs) => {
+                self.durable = rs;
+                self.corrupt.clear();
+            }
         }
+    }
+
+    /// An fsync with this mark failed: each operation before it is made
+    /// durable if `lands(op number)` says so, and dropped otherwise; none is
+    /// retried. Returns how many were dropped.
+    pub fn fail_to(&mut self, mark: u64, mut lands: impl FnMut() -> bool) -> u64 {
+        let mut dropped = 0;
+        while self.first_pending < mark {
+            let Some(op) = self.pending.pop_front() else { break };
+            self.first_pending += 1;
+            if lands() {
+                self.apply(op);
+            } else {
+                dropped += 1;
+            }
+        }
+        dropped
+    }
+
+    /// The durable record at `per_million` of the way through the disk
+    /// rots; returns its index, or none on an empty disk.
+    pub fn rot(&mut self, per_million: u32) -> Option<usize> {
+        let n = self.durable.len();
+        if n == 0 {
+            return None;
+        }
+        let i = ((n as u64 * per_million.min(999_999) as u64) / 1_000_000) as usize;
+        self.corrupt.insert(i);
+        Some(i)
+    }
+
+    /// The first durable record that fails its checksum.
+    pub fn first_corrupt(&self) -> Option<usize> {
+        self.corrupt.first().copied()
     }
 
     /// Power loss: the first `keep` pending operations reach the platter, the
@@ -97,6 +139,44 @@ mod tests {
         let m = d.mark();
         d.sync_to(m);
         assert_eq!(d.durable(), &[0, 1, 9]);
+    }
+
+    #[test]
+    fn a_failed_fsync_keeps_some_writes_and_retries_none() {
+        let mut d = Disk::<u32>::default();
+        for i in 0..4 {
+            d.write(DiskOp::Append(i));
+        }
+        let m = d.mark();
+        let mut k = 0;
+        assert_eq!(
+            d.fail_to(m, || {
+                k += 1;
+                k % 2 == 0
+            }),
+            2
+        );
+        assert_eq!(d.durable(), &[1, 3]);
+        assert_eq!(d.pending_ops(), 0);
+        assert_eq!(d.crash(0), 0);
+    }
+
+    #[test]
+    fn rot_lasts_until_the_disk_is_rewritten() {
+        let mut d = Disk::<u32>::default();
+        assert_eq!(d.rot(500_000), None);
+        for i in 0..4 {
+            d.write(DiskOp::Append(i));
+        }
+        let m = d.mark();
+        d.sync_to(m);
+        assert_eq!(d.rot(500_000), Some(2));
+        d.write(DiskOp::Append(9));
+        d.sync_to(d.mark());
+        assert_eq!(d.first_corrupt(), Some(2));
+        d.write(DiskOp::Replace(vec![7]));
+        d.sync_to(d.mark());
+        assert_eq!(d.first_corrupt(), None);
     }
 
     #[test]

@@ -24,6 +24,29 @@ pub type TimerId = u64;
 /// disk operation issued before the request is durable.
 pub type SyncTicket = u64;
 
+/// A storage fault as the node sees it: an error value, never a panic. A
+/// scenario whose fault profile enables `disk` faults makes them happen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "error", rename_all = "kebab-case")]
+pub enum DiskError {
+    /// The disk could not be read (at boot: nothing is known about what it holds).
+    Read,
+    /// A stored record fails its checksum: the `index`-th durable record.
+    Corrupt { index: usize },
+    /// No space left: the write was not made.
+    NoSpace,
+}
+
+impl std::fmt::Display for DiskError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DiskError::Read => write!(f, "read error"),
+            DiskError::Corrupt { index } => write!(f, "record {index} fails its checksum"),
+            DiskError::NoSpace => write!(f, "no space left on the device"),
+        }
+    }
+}
+
 /// What a message tells the trace about itself, without serializing it.
 pub trait MsgInfo {
     /// A short stable name of the message type ("append", "vote-req", ..).
@@ -43,6 +66,15 @@ pub trait Machine {
     fn on_timer(&mut self, timer: TimerId, io: &mut Io<Self>);
     fn on_client(&mut self, req: ClientReq, io: &mut Io<Self>);
     fn on_fsynced(&mut self, ticket: SyncTicket, io: &mut Io<Self>);
+
+    /// The fsync `ticket` failed: each write it covered may or may not be
+    /// durable, and none will be retried (as on Linux after a failed
+    /// fsync). By default the node halts and is restarted from what the
+    /// disk holds, as databases do since fsync errors were understood.
+    fn on_fsync_failed(&mut self, ticket: SyncTicket, io: &mut Io<Self>) {
+        let _ = ticket;
+        io.halt("an fsync failed");
+    }
 }
 
 /// A disk operation, volatile until an fsync issued after it completes.
@@ -64,6 +96,16 @@ pub enum Output<M: Machine + ?Sized> {
     Reply { req_id: u64, reply: ClientReply },
     Event(ModelEvent),
     Reached(&'static str),
+    Halt(String),
+}
+
+/// The storage faults a step sees.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct DiskFaults {
+    pub(crate) read_error: bool,
+    pub(crate) no_space: bool,
+    /// The first durable record that fails its checksum.
+    pub(crate) corrupt: Option<usize>,
 }
 
 /// The node's window on the world during one step.
@@ -74,6 +116,8 @@ pub struct Io<'a, M: Machine + ?Sized> {
     pub(crate) mono_ns: u64,
     pub(crate) rng: &'a mut ChaCha8Rng,
     pub(crate) durable: &'a [M::Rec],
+    /// Storage faults in force for this step (see [`DiskError`]).
+    pub(crate) disk_faults: DiskFaults,
     pub(crate) next_ticket: &'a mut SyncTicket,
     pub(crate) out: Vec<Output<M>>,
     /// Past this many outputs the step is cut short (see
@@ -114,9 +158,27 @@ impl<'a, M: Machine + ?Sized> Io<'a, M> {
         lo + self.rng.next_u64() % (hi - lo + 1)
     }
     /// What the disk durably held when this incarnation booted.
-    /// Only meaningful in [`Machine::boot`].
+    /// Only meaningful in [`Machine::boot`]. Storage faults never show
+    /// here: a model that handles them reads through [`Io::read_disk`].
     pub fn disk(&self) -> &[M::Rec] {
         self.durable
+    }
+    /// [`Io::disk`], through the storage faults in force: a read error, or
+    /// the first record whose checksum fails.
+    pub fn read_disk(&self) -> Result<&[M::Rec], DiskError> {
+        if self.disk_faults.read_error {
+            return Err(DiskError::Read);
+        }
+        match self.disk_faults.corrupt {
+            Some(index) if index < self.durable.len() => Err(DiskError::Corrupt { index }),
+            _ => Ok(self.durable),
+        }
+    }
+    /// Stop this incarnation: the world takes the node down (unsynced
+    /// writes are lost, as in a crash) and boots it again a little later,
+    /// as a supervisor restarts a process that exited.
+    pub fn halt(&mut self, reason: &str) {
+        self.push(Output::Halt(reason.to_string()));
     }
     pub fn send(&mut self, to: NodeId, msg: M::Msg) {
         self.push(Output::Send { to, msg });
@@ -136,11 +198,23 @@ impl<'a, M: Machine + ?Sized> Io<'a, M> {
     pub fn cancel_timer(&mut self, id: TimerId) {
         self.push(Output::CancelTimer { id });
     }
-    pub fn disk_append(&mut self, rec: M::Rec) {
+    /// Write a record (volatile until an fsync after it completes); refused
+    /// while the disk is full.
+    pub fn disk_append(&mut self, rec: M::Rec) -> Result<(), DiskError> {
+        if self.disk_faults.no_space {
+            return Err(DiskError::NoSpace);
+        }
         self.push(Output::Disk(DiskOp::Append(rec)));
+        Ok(())
     }
-    pub fn disk_replace(&mut self, recs: Vec<M::Rec>) {
+    /// Atomically replace everything on disk at the next fsync; refused
+    /// while the disk is full.
+    pub fn disk_replace(&mut self, recs: Vec<M::Rec>) -> Result<(), DiskError> {
+        if self.disk_faults.no_space {
+            return Err(DiskError::NoSpace);
+        }
         self.push(Output::Disk(DiskOp::Replace(recs)));
+        Ok(())
     }
     /// Ask for every disk operation issued so far to become durable.
     /// `on_fsynced(ticket)` follows once it is, unless the node crashes first.

@@ -100,7 +100,39 @@ pub enum Action {
         trigger: Trigger,
         ms: u64,
     },
+    /// A storage fault on one node's disk for `ms` (see [`DiskFault`]).
+    Disk {
+        node: NodeId,
+        fault: DiskFault,
+        ms: u64,
+    },
+    /// One durable record of a node's disk rots: the one `per_million` of
+    /// the way through it. It fails its checksum until the disk is
+    /// rewritten (a [`crate::machine::DiskOp::Replace`]).
+    DiskRot {
+        node: NodeId,
+        per_million: u32,
+    },
 }
+
+/// A storage fault that lasts a while. A model sees it as a
+/// [`crate::machine::DiskError`] value, or as a failed fsync.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiskFault {
+    /// Reads fail: a boot in the window finds the disk unreadable.
+    ReadError,
+    /// Fsyncs that complete in the window fail; each write they covered
+    /// lands or is lost, and none is retried.
+    FsyncError,
+    /// Writes are refused: no space left.
+    NoSpace,
+    /// Fsyncs issued in the window take [`SLOW_DISK_FACTOR`] times as long.
+    Slow,
+}
+
+/// How much slower a slow disk's fsyncs are.
+pub const SLOW_DISK_FACTOR: u64 = 50;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlanEntry {
@@ -136,6 +168,10 @@ pub struct FaultProfile {
     /// (`crash` or `power_loss`), a pause, or a cut (any partition kind).
     /// See [`Trigger`].
     pub targeted: bool,
+    /// Storage faults on one node at a time: read errors and rotten records
+    /// met at a reboot, failed fsyncs, a full disk, a slow disk. A node the
+    /// fault makes reboot counts as down for the crash budget.
+    pub disk: bool,
     /// Mean time between plan actions.
     pub interval_ms_mean: u64,
     /// How long a partition, pause or crash lasts before its undo, at most.
@@ -180,6 +216,7 @@ impl Default for FaultProfile {
             pause: true,
             clock: false,
             targeted: false,
+            disk: false,
             interval_ms_mean: 500,
             fault_ms_max: 2_000,
             drop_probability_max: 0.05,
@@ -215,7 +252,7 @@ pub struct SwarmDraw {
     pub impair_leader: Option<bool>,
 }
 
-const KINDS: [&str; 9] = [
+const KINDS: [&str; 10] = [
     "partition",
     "partition-one-way",
     "partition-rolling",
@@ -224,8 +261,9 @@ const KINDS: [&str; 9] = [
     "power-loss",
     "pause",
     "clock",
-    // Last, so a profile without it draws exactly what it drew before.
+    // Last, so a profile without them draws exactly what it drew before.
     "targeted",
+    "disk",
 ];
 
 impl FaultProfile {
@@ -240,6 +278,7 @@ impl FaultProfile {
             "pause" => self.pause,
             "clock" => self.clock,
             "targeted" => self.targeted,
+            "disk" => self.disk,
             _ => false,
         }
     }
@@ -293,6 +332,7 @@ impl FaultProfile {
         let all: Vec<NodeId> = (0..nodes).collect();
         // Each node's wall-clock offset as planned so far, to bound jumps.
         let mut offset_ns = vec![0i64; nodes];
+        let mut rotted = false;
         let mut leaped = None;
         if self.clock_leap_probability > 0.0 && chance(rng, self.clock_leap_probability) {
             let node = *all.choose(rng).expect("nodes");
@@ -502,6 +542,23 @@ impl FaultProfile {
                         });
                     }
                 }
+                "disk" => {
+                    let node = *all.choose(rng).expect("nodes");
+                    let free = !down.iter().any(|(n, _)| *n == node) && !self.spared.contains(&node);
+                    if free && end > t + 2 * MS {
+                        let ms = (end - t) / MS;
+                        let may_crash = down.len() < minority.max(1);
+                        // A rotten record may keep its node from booting for
+                        // good: one per run, and that node stays counted down.
+                        let may_rot = may_crash && !rotted;
+                        if disk_fault(rng, node, t, ms, may_crash, may_rot, &mut plan) {
+                            rotted = true;
+                            down.push((node, u64::MAX));
+                        } else {
+                            down.push((node, end));
+                        }
+                    }
+                }
                 _ => {}
             }
             t += exp_gap(rng, self.interval_ms_mean) * MS;
@@ -509,6 +566,55 @@ impl FaultProfile {
         plan.sort_by_key(|e| e.at_ns);
         plan
     }
+}
+
+/// One storage fault on `node` from `t` for `ms`. Read errors and rot show
+/// only when the disk is read, at boot, so they come with a crash at `t`
+/// and a restart inside the window (when `may_crash`: within the crash
+/// budget); the other faults hit a running node. True if a record rotted.
+fn disk_fault(
+    rng: &mut ChaCha8Rng,
+    node: NodeId,
+    t: u64,
+    ms: u64,
+    may_crash: bool,
+    may_rot: bool,
+    plan: &mut Vec<PlanEntry>,
+) -> bool {
+    const MS: u64 = 1_000_000;
+    let kinds: &[&str] = match (may_crash, may_rot) {
+        (true, true) => &["read-error", "rot", "fsync-error", "no-space", "slow"],
+        (true, false) => &["read-error", "fsync-error", "no-space", "slow"],
+        _ => &["fsync-error", "no-space", "slow"],
+    };
+    let at = |action| PlanEntry { at_ns: t, action };
+    let fault = match *kinds.choose(rng).expect("kinds") {
+        "read-error" => DiskFault::ReadError,
+        "rot" => {
+            plan.push(at(Action::DiskRot {
+                node,
+                per_million: range(rng, 0, 999_999) as u32,
+            }));
+            plan.push(at(Action::Crash { node }));
+            plan.push(PlanEntry {
+                at_ns: t + range(rng, 1, ms.max(1)) * MS,
+                action: Action::Restart { node },
+            });
+            return true;
+        }
+        "fsync-error" => DiskFault::FsyncError,
+        "no-space" => DiskFault::NoSpace,
+        _ => DiskFault::Slow,
+    };
+    plan.push(at(Action::Disk { node, fault, ms }));
+    if fault == DiskFault::ReadError {
+        plan.push(at(Action::Crash { node }));
+        plan.push(PlanEntry {
+            at_ns: t + range(rng, 1, (ms / 2).max(1)) * MS,
+            action: Action::Restart { node },
+        });
+    }
+    false
 }
 
 /// A bridge: the sides cannot hear each other, the bridge node hears both.

@@ -61,7 +61,8 @@ impl Machine for Replica {
         }
     }
     fn on_message(&mut self, _from: NodeId, msg: Append, io: &mut Io<Self>) {
-        io.disk_append(msg.0);
+        // No storage faults in these scenarios: a refused write is a bug here.
+        io.disk_append(msg.0).expect("no storage faults");
         io.fsync();
         io.event(ModelEvent::Commit { index: msg.0 - 1 });
     }
@@ -71,7 +72,7 @@ impl Machine for Replica {
             return;
         }
         self.index += 1;
-        io.disk_append(self.index);
+        io.disk_append(self.index).expect("no storage faults");
         let ticket = io.fsync();
         self.synced.insert(ticket, self.index);
         for p in 1..io.nodes() {

@@ -2,14 +2,14 @@
 //! its own config, events, invariant, bug switch and coverage goal. Every
 //! command must work for it as for a built-in model.
 
-use serde::{Deserialize, Serialize};
-use sim::check::{Invariant, Violation};
-use sim::event::Event;
-use sim::machine::{Io, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
+mod common;
+
+use common::{NoMsg, TicketEvent, UniqueTickets};
+use serde::Deserialize;
+use sim::machine::{Io, Machine, NodeId, SyncTicket, TimerId};
 use sim::registry::{Bug, InvariantDef, ModelDef, Registry, Setup};
 use sim::runner::{fuzz, FuzzOptions};
 use sim::workload::{ClientReply, ClientReq, KvResult};
-use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 /// A ticket dispenser: each node hands out increasing numbers and keeps the
@@ -19,21 +19,6 @@ struct Dispenser {
     /// fsync ticket -> (client request, number) waiting for durability.
     waiting: Vec<(SyncTicket, u64, u64)>,
     reply_before_fsync: bool,
-}
-
-#[derive(Clone, Debug, Serialize)]
-enum NoMsg {}
-
-impl MsgInfo for NoMsg {
-    fn kind(&self) -> &'static str {
-        match *self {}
-    }
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(tag = "model", rename_all = "kebab-case")]
-enum TicketEvent {
-    Issued { ticket: u64 },
 }
 
 impl Dispenser {
@@ -63,7 +48,9 @@ impl Machine for Dispenser {
         }
         let ticket = self.next;
         self.next += 1;
-        io.disk_append(ticket);
+        if io.disk_append(ticket).is_err() {
+            return io.halt("the disk is full");
+        }
         if self.reply_before_fsync {
             self.issue(req.req_id, ticket, io);
         } else {
@@ -76,31 +63,6 @@ impl Machine for Dispenser {
         self.waiting = rest;
         for (_, req_id, ticket) in done {
             self.issue(req_id, ticket, io);
-        }
-    }
-}
-
-/// No node hands out the same number twice, across its restarts.
-#[derive(Default)]
-struct UniqueTickets {
-    issued: BTreeMap<(NodeId, u64), u64>,
-}
-
-impl Invariant for UniqueTickets {
-    fn id(&self) -> &'static str {
-        "unique-tickets"
-    }
-    fn observe(&mut self, e: &Event) -> Result<(), Violation> {
-        let (Some(TicketEvent::Issued { ticket }), Some(node)) = (e.custom::<TicketEvent>(), e.node) else {
-            return Ok(());
-        };
-        match self.issued.insert((node, ticket), e.i) {
-            Some(first) => Err(Violation::new(
-                self.id(),
-                format!("node {node} issued ticket {ticket} twice"),
-                vec![first, e.i],
-            )),
-            None => Ok(()),
         }
     }
 }

@@ -362,7 +362,8 @@ impl<V: Version> Node<V> {
             let store = V::store(self.raw());
             store.apply_snapshot(snap);
             let image = store.image();
-            io.disk_replace(image);
+            let r = io.disk_replace(image);
+            refused(io, r);
             self.written(io, 0, self.applied);
             io.event(ModelEvent::SmReset {
                 applied: self.applied,
@@ -373,12 +374,14 @@ impl<V: Version> Node<V> {
         if let (Some(first), Some(last)) = (entries.first(), entries.last()) {
             let (first, last) = (first.index, last.index);
             V::store(self.raw()).append(&entries);
-            io.disk_append(Rec::Entries(entries));
+            let r = io.disk_append(Rec::Entries(entries));
+            refused(io, r);
             self.written(io, first, last);
         }
         if let Some(hs) = hard_state {
             V::store(self.raw()).hard_state = hs;
-            io.disk_append(Rec::HardState(hs));
+            let r = io.disk_append(Rec::HardState(hs));
+            refused(io, r);
             self.unsynced.push((None, hs.term, hs.vote));
             if hs.commit > self.commit {
                 self.commit = hs.commit;
@@ -492,7 +495,8 @@ impl<V: Version> Node<V> {
         let store = V::store(self.raw());
         store.compact(applied, data);
         let image = store.image();
-        io.disk_replace(image);
+        let r = io.disk_replace(image);
+        refused(io, r);
         io.event(ModelEvent::Compact { index: applied });
         io.reached("compaction");
         self.fsync(io);
@@ -575,6 +579,14 @@ impl<V: Version> Machine for Node<V> {
         }
         V::synced(self, ticket, io);
         self.drain(io);
+    }
+}
+
+/// A write the disk refused (it is full) stops the node: nothing it does
+/// after may rest on that write. The world restarts it from its disk.
+fn refused<M: sim::machine::Machine>(io: &mut sim::machine::Io<M>, r: Result<(), sim::machine::DiskError>) {
+    if let Err(e) = r {
+        io.halt(&format!("cannot write: {e}"));
     }
 }
 

@@ -182,6 +182,8 @@ pub struct RaftBugs {
     pub hlc_unchecked_update: bool,
     pub lease_expiry_no_skew_margin: bool,
     pub swim_incarnation_reset: bool,
+    pub read_error_as_empty: bool,
+    pub fsync_error_ignored: bool,
 }
 
 impl RaftBugs {
@@ -205,6 +207,8 @@ impl RaftBugs {
                 "hlc-unchecked-update" => &mut b.hlc_unchecked_update,
                 "lease-expiry-no-skew-margin" => &mut b.lease_expiry_no_skew_margin,
                 "swim-incarnation-reset" => &mut b.swim_incarnation_reset,
+                "read-error-as-empty" => &mut b.read_error_as_empty,
+                "fsync-error-ignored" => &mut b.fsync_error_ignored,
                 other => return Err(format!("unknown raft bug id: {other}")),
             };
             *switch = true;

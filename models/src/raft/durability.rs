@@ -4,7 +4,7 @@
 
 use super::{Gated, Raft, RaftIo, RaftMsg, RaftRec};
 use sim::event::{ModelEvent, Role};
-use sim::machine::{NodeId, SyncTicket};
+use sim::machine::{DiskError, NodeId, SyncTicket};
 
 impl Raft {
     pub(super) fn persist_hard_state(&mut self, io: &mut RaftIo) {
@@ -12,12 +12,50 @@ impl Raft {
         if self.cfg.bugs.hardstate_not_persisted {
             return;
         }
-        io.disk_append(RaftRec::HardState {
-            term: self.term,
-            vote: self.vote,
-        });
+        self.write(
+            io,
+            RaftRec::HardState {
+                term: self.term,
+                vote: self.vote,
+            },
+        );
         let t = self.sync(io);
         self.unsynced_hard_state.push((t, self.term, self.vote));
+    }
+
+    /// Writes a record. A full disk stops the node: nothing it does after
+    /// a lost write may rest on it, so it halts and the world restarts it
+    /// from what the disk holds (what it did later in this step never
+    /// leaves it).
+    pub(super) fn write(&mut self, io: &mut RaftIo, rec: RaftRec) {
+        if let Err(e) = io.disk_append(rec) {
+            self.disk_failed(io, e);
+        }
+    }
+
+    /// Replaces everything on disk (compaction, an installed snapshot), or
+    /// halts as [`Raft::write`] does.
+    pub(super) fn rewrite(&mut self, io: &mut RaftIo, recs: Vec<RaftRec>) {
+        if let Err(e) = io.disk_replace(recs) {
+            self.disk_failed(io, e);
+        }
+    }
+
+    fn disk_failed(&mut self, io: &mut RaftIo, e: DiskError) {
+        io.reached("disk-full");
+        io.halt(&format!("cannot write: {e}"));
+    }
+
+    /// An fsync failed: its writes may be lost, so nothing may rest on them.
+    pub(super) fn fsync_failed(&mut self, io: &mut RaftIo, ticket: SyncTicket) {
+        io.reached("fsync-failed");
+        // BUG(fsync-error-ignored): a failed fsync taken for a durable one,
+        // as PostgreSQL did until 2018; what it promised may be gone.
+        if self.cfg.bugs.fsync_error_ignored {
+            self.fsynced(io, ticket);
+            return;
+        }
+        io.halt("an fsync failed");
     }
 
     /// Requests durability of every write so far.

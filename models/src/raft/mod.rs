@@ -34,7 +34,7 @@ pub use storage::{RaftRec, Snapshot};
 use apply::ApplyQueue;
 use log::Log;
 use sim::event::{ModelEvent, Role};
-use sim::machine::{Io, Machine, NodeId, SyncTicket, TimerId};
+use sim::machine::{DiskError, Io, Machine, NodeId, SyncTicket, TimerId};
 use sim::workload::{ClientReply, ClientReq};
 use state_machine::KvStore;
 use std::collections::{BTreeMap, BTreeSet};
@@ -252,7 +252,21 @@ impl Machine for Raft {
     type Rec = RaftRec;
 
     fn boot(&mut self, io: &mut Io<Self>) {
-        let r = storage::replay(io.disk());
+        let r = match io.read_disk().map(storage::replay) {
+            Ok(r) => r,
+            // BUG(read-error-as-empty): an unreadable disk taken for an
+            // empty one: the node comes back at term 0 with no vote and no
+            // log, free to vote again and to forget what it acknowledged.
+            Err(DiskError::Read) if self.cfg.bugs.read_error_as_empty => {
+                io.reached("disk-read-error");
+                storage::replay(&[])
+            }
+            Err(e) => {
+                io.reached("disk-read-error");
+                io.halt(&format!("cannot read the disk at boot: {e}"));
+                return;
+            }
+        };
         self.term = r.term;
         self.vote = r.vote;
         self.log = r.log;
@@ -299,6 +313,14 @@ impl Machine for Raft {
     fn on_fsynced(&mut self, ticket: SyncTicket, io: &mut Io<Self>) {
         self.fsynced(io, ticket);
         self.swim_synced(ticket);
+        self.stamp_sent(io);
+    }
+
+    fn on_fsync_failed(&mut self, ticket: SyncTicket, io: &mut Io<Self>) {
+        self.fsync_failed(io, ticket);
+        if self.cfg.bugs.fsync_error_ignored {
+            self.swim_synced(ticket);
+        }
         self.stamp_sent(io);
     }
 }

@@ -118,10 +118,32 @@ pub const BUGS: &[Bug] = &[
         scenario: "raft-membership",
         summary: "a restarted node rejoins membership at incarnation 0 and stays dead in its peers' views",
     },
+    Bug {
+        id: "read-error-as-empty",
+        kind: "safety",
+        invariants: &["state-machine-safety", "no-dual-leaders", "linearizable"],
+        scenario: "raft-storage-faults",
+        summary:
+            "a disk that cannot be read at boot is taken for an empty one: the node forgets its term, vote and log",
+    },
+    Bug {
+        id: "fsync-error-ignored",
+        kind: "safety",
+        invariants: &["state-machine-safety", "no-dual-leaders", "linearizable", "liveness"],
+        scenario: "raft-storage-faults",
+        summary:
+            "a failed fsync is taken for a durable one: votes and acknowledgements rest on writes that may be gone",
+    },
 ];
 
 pub const GOALS: &[(&str, &str)] = &[
     ("leader-deposed", "a leader stepped down or was replaced"),
+    (
+        "disk-read-error",
+        "a node found its disk unreadable or a record rotten at boot",
+    ),
+    ("fsync-failed", "an fsync failed under a storage fault"),
+    ("disk-full", "a write was refused for lack of space"),
     ("restart-with-log", "a node restarted with a non-empty log on disk"),
     ("compaction", "a node compacted its log into a snapshot"),
     (

@@ -28,7 +28,7 @@ impl Raft {
     /// The leader's own append: it counts toward the quorum once durable.
     pub(super) fn append_local(&mut self, io: &mut RaftIo, entry: Entry) {
         if self.log.push(entry.clone()) {
-            io.disk_append(RaftRec::Entries(vec![entry]));
+            self.write(io, RaftRec::Entries(vec![entry]));
             self.sync_log(io);
         }
     }
@@ -153,7 +153,7 @@ impl Raft {
                         }
                         self.log.truncate(e.index);
                         self.clamp_durable(e.index - 1);
-                        io.disk_append(RaftRec::TruncateFrom(e.index));
+                        self.write(io, RaftRec::TruncateFrom(e.index));
                     }
                     None => {}
                 }
@@ -164,7 +164,7 @@ impl Raft {
             new.push(e);
         }
         if !new.is_empty() {
-            io.disk_append(RaftRec::Entries(new));
+            self.write(io, RaftRec::Entries(new));
             self.sync_log(io);
         }
 

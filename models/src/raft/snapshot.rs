@@ -15,7 +15,7 @@ impl Raft {
         };
         self.snapshot = Snapshot::new(self.applied, term, self.sm.data().clone());
         self.log.compact(self.applied, term);
-        io.disk_replace(self.image_records());
+        self.rewrite(io, self.image_records());
         self.sync_log(io);
         io.event(ModelEvent::Compact { index: self.applied });
         io.reached("compaction");
@@ -50,7 +50,7 @@ impl Raft {
             self.clamp_durable(self.commit);
         }
         self.snapshot = snap;
-        io.disk_replace(self.image_records());
+        self.rewrite(io, self.image_records());
         self.sync_log(io);
         self.commit = index;
         io.event(ModelEvent::Commit { index });

@@ -138,7 +138,7 @@ impl Raft {
 
     fn set_incarnation(&mut self, io: &mut RaftIo, incarnation: u64) {
         self.swim.incarnation = incarnation;
-        io.disk_append(RaftRec::Incarnation(incarnation));
+        self.write(io, RaftRec::Incarnation(incarnation));
         let t = io.fsync();
         self.swim.unsynced.push((t, incarnation));
     }

@@ -122,6 +122,18 @@ pub enum EventKind {
     Panic {
         message: String,
     },
+    /// Fsync `ticket` failed under a storage fault: of the disk operations
+    /// it covered, `kept` became durable and `dropped` are gone for good.
+    FsyncFailed {
+        ticket: u64,
+        dropped: u64,
+        kept: u64,
+    },
+    /// The node stopped itself ([`crate::machine::Io::halt`]); the world
+    /// boots it again shortly.
+    Halt {
+        reason: String,
+    },
 }
 
 /// What a node reports about itself.

@@ -96,7 +96,12 @@ fn check_action(action: &Action, nodes: usize) -> Result<(), String> {
         }
         Action::Heal | Action::CutLeaderLink { .. } | Action::ClockDriftLeader { .. } => Ok(()),
         Action::Crash { node: n } | Action::Restart { node: n } | Action::ClockDrift { node: n, .. } => node(*n),
-        Action::Pause { node: n, ms: d } => node(*n).and_then(|_| ms("ms", *d, 0)),
+        Action::Pause { node: n, ms: d } | Action::Disk { node: n, ms: d, .. } => {
+            node(*n).and_then(|_| ms("ms", *d, 0))
+        }
+        Action::DiskRot { node: n, per_million } => {
+            node(*n).and_then(|_| within("per_million", *per_million, 0..=999_999))
+        }
         Action::PauseLeader { ms: d } => ms("ms", *d, 0),
         Action::ClockOffset { node: n, ns } | Action::ClockJump { node: n, ns } => node(*n).and_then(|_| clock_ns(*ns)),
         Action::Targeted { trigger, ms: d } => {

@@ -4,7 +4,7 @@
 use super::{Ev, World, MS};
 use crate::event::{EventKind, Role};
 use crate::machine::{Machine, NodeId};
-use crate::nemesis::{Action, Target};
+use crate::nemesis::{Action, DiskFault, Target};
 use crate::rng::range;
 use std::collections::VecDeque;
 
@@ -97,6 +97,20 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             Action::ClockOffset { node, ns } => self.nodes[node].clock.set_offset(self.now, ns),
             Action::ClockDrift { node, ppm } => self.nodes[node].clock.set_drift(self.now, ppm),
             Action::ClockJump { node, ns } => self.nodes[node].clock.jump(self.now, ns),
+            Action::Disk { node, fault, ms } => {
+                let until = self.now.saturating_add(ms.saturating_mul(MS));
+                let u = &mut self.nodes[node].disk_until;
+                let field = match fault {
+                    DiskFault::ReadError => &mut u.read_error,
+                    DiskFault::FsyncError => &mut u.fsync_error,
+                    DiskFault::NoSpace => &mut u.no_space,
+                    DiskFault::Slow => &mut u.slow,
+                };
+                *field = (*field).max(until);
+            }
+            Action::DiskRot { node, per_million } => {
+                self.nodes[node].disk.rot(per_million);
+            }
         }
     }
 
@@ -107,6 +121,10 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         self.disarm_all();
         self.net.heal();
         self.net.chaos = false;
+        // Lasting storage faults end with the others; a rotten record stays.
+        for s in &mut self.nodes {
+            s.disk_until = Default::default();
+        }
         let mut impaired = Vec::new();
         if let Some(inbound_only) = self.draw.impair_leader {
             let node = self.resolve(Target::Leader);

@@ -76,6 +76,12 @@ enum Ev<Msg> {
     Resume {
         node: NodeId,
     },
+    /// A node that halted itself boots again, if incarnation `inc` is
+    /// still the one that halted.
+    Reboot {
+        node: NodeId,
+        inc: u64,
+    },
     /// A fault a targeted entry scheduled when it fired: its undo, or the
     /// rest of an isolation.
     Later(Action),
@@ -319,6 +325,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 ticket,
                 mark,
             } => self.fsynced(node, inc, ticket, mark),
+            Ev::Reboot { node, inc } => self.reboot(node, inc),
             Ev::ClientReq { node, req } => self.client_request(node, req),
             Ev::ClientResp { req_id, reply } => self.client_reply(req_id, reply),
             Ev::ClientTick { client } => self.invoke(client),

@@ -6,12 +6,15 @@ use super::{limits, panic_text, Ev, Verdict, World, MS};
 use crate::clock::Clock;
 use crate::disk::Disk;
 use crate::event::{EventKind, ModelEvent, Role};
-use crate::machine::{Io, Machine, NodeId, Output, SyncTicket, TimerId};
+use crate::machine::{DiskFaults, Io, Machine, NodeId, Output, SyncTicket, TimerId};
 use crate::rng::{chance, range};
 use crate::workload::{ClientReply, ClientReq};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// How long a halted node stays down before the world boots it again, in ms.
+const HALT_REBOOT_MS: (u64, u64) = (50, 500);
 
 pub(super) enum Input<M: Machine> {
     Boot,
@@ -19,6 +22,7 @@ pub(super) enum Input<M: Machine> {
     Timer(TimerId),
     Client(ClientReq),
     Fsynced(SyncTicket),
+    FsyncFailed(SyncTicket),
 }
 
 impl<M: Machine> Input<M> {
@@ -30,7 +34,7 @@ impl<M: Machine> Input<M> {
             Input::Message(from, _) => Brief::Message(*from),
             Input::Timer(id) => Brief::Timer(*id),
             Input::Client(req) => Brief::Client(req.req_id),
-            Input::Fsynced(t) => Brief::Fsynced(*t),
+            Input::Fsynced(t) | Input::FsyncFailed(t) => Brief::Fsynced(*t),
         }
     }
 }
@@ -61,7 +65,7 @@ pub(super) struct Slot<M: Machine> {
     pub(super) machine: Option<M>,
     /// The incarnation: timers and fsyncs of an earlier one are void.
     pub(super) inc: u64,
-    disk: Disk<M::Rec>,
+    pub(super) disk: Disk<M::Rec>,
     pub(super) clock: Clock,
     rng: ChaCha8Rng,
     next_ticket: SyncTicket,
@@ -72,6 +76,17 @@ pub(super) struct Slot<M: Machine> {
     pub(super) stash: Vec<Ev<M::Msg>>,
     last_fsync_done: u64,
     pub(super) role: Option<(Role, u64)>,
+    /// Until when (true time) each lasting storage fault holds.
+    pub(super) disk_until: DiskUntil,
+}
+
+/// When each of a node's lasting storage faults ends (0: none).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct DiskUntil {
+    pub(super) read_error: u64,
+    pub(super) fsync_error: u64,
+    pub(super) no_space: u64,
+    pub(super) slow: u64,
 }
 
 impl<M: Machine> Slot<M> {
@@ -89,6 +104,7 @@ impl<M: Machine> Slot<M> {
             stash: Vec::new(),
             last_fsync_done: 0,
             role: None,
+            disk_until: DiskUntil::default(),
         }
     }
 }
@@ -139,11 +155,46 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
     }
 
-    /// An fsync completes only in the incarnation that issued it.
+    /// An fsync completes only in the incarnation that issued it; under a
+    /// storage fault it fails, each write it covered landing or not.
     pub(super) fn fsynced(&mut self, node: NodeId, inc: u64, ticket: SyncTicket, mark: u64) {
-        if self.nodes[node].inc == inc {
+        if self.nodes[node].inc != inc {
+            return;
+        }
+        if self.now < self.nodes[node].disk_until.fsync_error {
+            let before = self.nodes[node].disk.pending_ops() as u64;
+            let rng = &mut self.disk_rng;
+            let dropped = self.nodes[node].disk.fail_to(mark, || chance(rng, 0.5));
+            let covered = before - self.nodes[node].disk.pending_ops() as u64;
+            self.record(
+                Some(node),
+                EventKind::FsyncFailed {
+                    ticket,
+                    dropped,
+                    kept: covered - dropped,
+                },
+            );
+            self.step(node, Input::FsyncFailed(ticket));
+        } else {
             self.nodes[node].disk.sync_to(mark);
             self.step(node, Input::Fsynced(ticket));
+        }
+    }
+
+    /// The node halted itself: down now, booted again shortly (unless
+    /// something else restarted it meanwhile).
+    fn halt(&mut self, node: NodeId, reason: String) {
+        self.record(Some(node), EventKind::Halt { reason });
+        self.crash(node);
+        let back = self.now + range(&mut self.disk_rng, HALT_REBOOT_MS.0, HALT_REBOOT_MS.1) * MS;
+        let inc = self.nodes[node].inc;
+        self.at(back, super::Ev::Reboot { node, inc });
+    }
+
+    /// A halted node's reboot, if it is still the one that halted.
+    pub(super) fn reboot(&mut self, node: NodeId, inc: u64) {
+        if self.nodes[node].machine.is_none() && self.nodes[node].inc == inc {
+            self.boot(node, true);
         }
     }
 
@@ -175,6 +226,11 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             mono_ns: slot.clock.mono_ns(now),
             rng: &mut slot.rng,
             durable: slot.disk.durable(),
+            disk_faults: DiskFaults {
+                read_error: now < slot.disk_until.read_error,
+                no_space: now < slot.disk_until.no_space,
+                corrupt: slot.disk.first_corrupt(),
+            },
             next_ticket: &mut slot.next_ticket,
             out: Vec::new(),
             outputs_max: limits::STEP_OUTPUTS_MAX,
@@ -186,6 +242,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             Input::Timer(id) => machine.on_timer(id, &mut io),
             Input::Client(req) => machine.on_client(req, &mut io),
             Input::Fsynced(t) => machine.on_fsynced(t, &mut io),
+            Input::FsyncFailed(t) => machine.on_fsync_failed(t, &mut io),
         }));
         let out = std::mem::take(&mut io.out);
         if let Err(payload) = result {
@@ -252,11 +309,14 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             }
             Output::Disk(op) => self.nodes[node].disk.write(op),
             Output::Fsync(ticket) => {
-                let lat = range(
+                let mut lat = range(
                     &mut self.disk_rng,
                     self.draw.fsync_ms_min * MS,
                     self.draw.fsync_ms_max * MS,
                 );
+                if self.now < self.nodes[node].disk_until.slow {
+                    lat = lat.max(MS) * crate::nemesis::SLOW_DISK_FACTOR;
+                }
                 let slot = &mut self.nodes[node];
                 // An fsync cannot finish before one issued earlier on the same disk.
                 let t = (self.now + lat).max(slot.last_fsync_done);
@@ -287,6 +347,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                     self.record(Some(node), EventKind::Reached { goal: goal.to_string() });
                 }
             }
+            Output::Halt(reason) => self.halt(node, reason),
         }
     }
 }
