@@ -7,7 +7,7 @@ use crate::mutate::{apply_json, config, hostile, json_edit};
 use crate::samples::{self, bytes, EDN, JEPSEN, JEPSEN_EDN};
 use crate::values::value;
 use proptest::prelude::*;
-use sim::lin::{parse_dst, parse_edn, parse_jepsen, parse_jepsen_edn, ParseError};
+use sim::lin::{parse_dst, parse_edn, parse_jepsen, parse_jepsen_edn, JepsenModel, JepsenOps, ModelUser, ParseError};
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
@@ -77,8 +77,23 @@ fn parse(format: &str, text: &str) -> Result<(), ParseError> {
     match format {
         "jepsen" => parse_jepsen::parse(text).map(|_| ()),
         "edn" => parse_edn::parse(text).map(|_| ()),
-        "jepsen-edn" => parse_jepsen_edn::parse(text).map(|_| ()),
+        "jepsen-edn" => {
+            let forms = parse_jepsen_edn::read(text)?;
+            let model = JepsenModel::choose(None, &forms.fs())?;
+            model.apply(parse_jepsen_edn::Value::Nil, Parse(&forms))
+        }
         _ => parse_dst::parse(text).map(|_| ()),
+    }
+}
+
+/// Parse a Jepsen history as the ops of whichever model its ops imply.
+struct Parse<'a>(&'a parse_jepsen_edn::Forms);
+
+impl ModelUser for Parse<'_> {
+    type Output = Result<(), ParseError>;
+
+    fn with<M: JepsenOps>(self, model: &M) -> Self::Output {
+        self.0.history(model).map(|_| ())
     }
 }
 

@@ -1,12 +1,16 @@
-//! History files as `dst check` reads them: Jepsen register logs, EDN kv
-//! maps, dst event lines and reports. A history that parses is also
-//! checked, so the search meets whatever odd histories the parsers let by.
+//! History files as `dst check` reads them: Jepsen register logs, Jepsen
+//! EDN histories of each model, EDN kv maps, dst event lines and reports.
+//! A history that parses is also checked, so the search meets whatever odd
+//! histories the parsers let by.
 
 use crate::assert_one_line;
 use crate::mutate::{config, hostile};
 use crate::samples::{self, bytes, EDN, JEPSEN, JEPSEN_EDN};
 use proptest::prelude::*;
-use sim::lin::{self, parse_dst, parse_edn, parse_jepsen, parse_jepsen_edn, History, Model, Options, ParseError};
+use sim::lin::{
+    self, parse_dst, parse_edn, parse_jepsen, parse_jepsen_edn, History, JepsenModel, JepsenOps, Model, ModelUser,
+    Options, ParseError,
+};
 
 /// Enough steps to judge the samples, few enough for thousands of cases.
 const STEPS: Options = Options { budget_per_key: 20_000 };
@@ -26,6 +30,17 @@ fn judge<M: Model>(model: &M, parsed: Result<History<M::Input, M::Output>, Parse
     Ok(())
 }
 
+/// Judge a Jepsen history as the ops of whichever model is chosen.
+struct JudgeAs<'a>(&'a parse_jepsen_edn::Forms);
+
+impl ModelUser for JudgeAs<'_> {
+    type Output = Result<(), TestCaseError>;
+
+    fn with<M: JepsenOps>(self, model: &M) -> Self::Output {
+        judge(model, self.0.history(model))
+    }
+}
+
 proptest! {
     #![proptest_config(config(4_000))]
 
@@ -40,9 +55,15 @@ proptest! {
     }
 
     #[test]
-    fn jepsen_edn_histories(b in hostile(bytes(JEPSEN_EDN))) {
-        let register = parse_jepsen_edn::register(parse_jepsen_edn::Value::Nil);
-        judge(&register, parse_jepsen_edn::parse(&text(&b)).map(|p| p.history))?;
+    fn jepsen_edn_histories(
+        b in hostile(bytes(JEPSEN_EDN)),
+        asked in prop::option::of(prop::sample::select(JepsenModel::ALL.to_vec())),
+    ) {
+        let forms = parse_jepsen_edn::read(&text(&b));
+        match forms.and_then(|f| JepsenModel::choose(asked, &f.fs()).map(|m| (f, m))) {
+            Ok((forms, model)) => model.apply(parse_jepsen_edn::Value::Nil, JudgeAs(&forms))?,
+            Err(e) => assert_one_line!(e.to_string()),
+        }
     }
 }
 

@@ -52,6 +52,26 @@ pub const JEPSEN_EDN: &[&str] = &[
      {:process 0, :type :ok, :f :cas, :value (nil \\a)}\n \
      ^{:meta 1} {:process 1, :type :invoke, :f :read, :value nil}\n \
      {:process 1, :type :ok, :f :read, :value \\a, :x 1/3, :y 2.5M, :z ##Inf}]\n",
+    "{:process 0, :type :invoke, :f :acquire, :value nil}\n\
+     {:process 1, :type :invoke, :f :acquire, :value nil}\n\
+     {:process 0, :type :ok, :f :acquire, :value nil}\n\
+     {:process 1, :type :fail, :f :acquire, :value nil, :error :held}\n\
+     {:process 0, :type :invoke, :f :release, :value nil}\n\
+     {:process 0, :type :info, :f :release, :value nil}\n",
+    "[{:process 0, :type :invoke, :f :add, :value 1}\n \
+     {:process 1, :type :invoke, :f :add, :value :b}\n \
+     {:process 0, :type :ok, :f :add, :value 1}\n \
+     {:process 2, :type :invoke, :f :read, :value nil}\n \
+     {:process 2, :type :ok, :f :read, :value #{1 :b}}\n \
+     {:process 2, :type :invoke, :f :read, :value nil}\n \
+     {:process 2, :type :ok, :f :read, :value [1 :b]}]\n",
+    "{:process 0, :type :invoke, :f :enqueue, :value 1}\n\
+     {:process 0, :type :ok, :f :enqueue, :value 1}\n\
+     {:process 1, :type :invoke, :f :enqueue, :value \"x\"}\n\
+     {:process 2, :type :invoke, :f :dequeue, :value nil}\n\
+     {:process 2, :type :ok, :f :dequeue, :value 1}\n\
+     {:process 2, :type :invoke, :f :dequeue, :value nil}\n\
+     {:process 2, :type :fail, :f :dequeue, :value nil, :error :empty}\n",
 ];
 
 /// The report of a short run of a built-in scenario, as `dst run --report

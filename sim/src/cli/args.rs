@@ -1,5 +1,6 @@
 //! The command line's arguments.
 
+use crate::lin::JepsenModel;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -313,14 +314,16 @@ pub struct CheckArgs {
     /// The history file.
     pub history: PathBuf,
     /// jepsen (single-register log), jepsen-edn (Jepsen's history.edn of a
-    /// register), edn (kv maps) or json (a dst report or JSON Lines of dst
-    /// events); guessed from the first line if left out.
+    /// register, mutex, set or queue), edn (kv maps) or json (a dst report
+    /// or JSON Lines of dst events); guessed from the first line if left out.
     #[arg(long, value_enum)]
     pub format: Option<HistoryFormat>,
-    /// For jepsen-edn: register (:read, :write) or cas-register (and :cas);
-    /// cas-register when the history has a :cas op.
+    /// For jepsen-edn, Knossos' model to check against: register (:read,
+    /// :write), cas-register (and :cas), mutex (:acquire, :release), set
+    /// (:add, :read), fifo-queue or unordered-queue (:enqueue, :dequeue).
+    /// Left out, the history's ops pick it (a queue's must be named).
     #[arg(long, value_enum)]
-    pub model: Option<RegisterModel>,
+    pub model: Option<JepsenModel>,
     /// For jepsen and jepsen-edn: what the register holds before the first
     /// op, as EDN (default nil).
     #[arg(long, value_name = "VALUE", allow_hyphen_values = true)]
@@ -344,9 +347,12 @@ pub enum HistoryFormat {
     Json,
 }
 
-/// Knossos' models of one register.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RegisterModel {
-    Register,
-    CasRegister,
+impl clap::ValueEnum for JepsenModel {
+    fn value_variants<'a>() -> &'a [Self] {
+        &JepsenModel::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()))
+    }
 }

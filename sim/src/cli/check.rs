@@ -2,10 +2,10 @@
 //! Exit 0 linearizable, 1 not, 3 unknown (the step budget ran out), 2 for
 //! a file that cannot be read or parsed, with the line at fault.
 
-use super::args::{CheckArgs, HistoryFormat, RegisterModel};
+use super::args::{CheckArgs, HistoryFormat};
 use super::Exit;
-use crate::lin::parse_jepsen_edn::{self, Value};
-use crate::lin::{self, Checked, History, Model, Op, Options, Outcome, ParseError};
+use crate::lin::parse_jepsen_edn::{self, Forms, Value};
+use crate::lin::{self, Checked, History, JepsenModel, JepsenOps, Model, ModelUser, Op, Options, Outcome, ParseError};
 use clap::ValueEnum;
 use serde_json::{json, Value as Json};
 
@@ -52,21 +52,28 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
             let register = lin::Register::starting_at(initial);
             lin::parse_jepsen::parse(&text).map(|h| judge(&register, &h, &opts, "line", html))
         }
-        HistoryFormat::JepsenEdn => parse_jepsen_edn::parse(&text).and_then(|p| {
-            let m = args.model.unwrap_or(match p.first_cas {
-                Some(_) => RegisterModel::CasRegister,
-                None => RegisterModel::Register,
-            });
-            if let (RegisterModel::Register, Some(line)) = (m, p.first_cas) {
-                return Err(ParseError::at(
-                    line,
-                    "a :cas op, but the register model has only :read and :write (--model cas-register has :cas)",
-                ));
+        HistoryFormat::JepsenEdn => {
+            let chosen = parse_jepsen_edn::read(&text)
+                .and_then(|forms| JepsenModel::choose(args.model, &forms.fs()).map(|m| (forms, m)));
+            match chosen {
+                Ok((_, m)) if initial.is_some() && !m.is_register() => {
+                    return bad(&format!(
+                        "--initial is for register histories, and {file} is checked as a {} history",
+                        m.name()
+                    ))
+                }
+                Ok((forms, m)) => {
+                    model = Some(m);
+                    let judge = JudgeJepsen {
+                        forms: &forms,
+                        opts: &opts,
+                        html,
+                    };
+                    m.apply(initial.unwrap_or(Value::Nil), judge)
+                }
+                Err(e) => Err(e),
             }
-            model = Some(m);
-            let register = parse_jepsen_edn::register(initial.unwrap_or(Value::Nil));
-            Ok(judge(&register, &p.history, &opts, p.unit, html))
-        }),
+        }
         HistoryFormat::Edn => lin::parse_edn::parse(&text).map(|h| judge(&lin::StringKv, &h, &opts, "line", html)),
         HistoryFormat::Json => dst_history(reg, &text).map(|h| judge(&lin::DstKv, &h, &opts, "event", html)),
     };
@@ -85,7 +92,7 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
         judged.json["file"] = json!(file);
         judged.json["format"] = json!(format_name);
         if let Some(m) = model {
-            judged.json["model"] = json!(m.to_possible_value().map(|v| v.get_name().to_string()));
+            judged.json["model"] = json!(m.name());
         }
         judged.json["budget_per_key"] = json!(args.budget);
         crate::outln!("{}", judged.json);
@@ -137,6 +144,22 @@ fn sniff(text: &str) -> HistoryFormat {
         }
         Some(_) => HistoryFormat::Json,
         None => HistoryFormat::Jepsen,
+    }
+}
+
+/// A Jepsen history's ops, judged as the model's they are.
+struct JudgeJepsen<'a> {
+    forms: &'a Forms,
+    opts: &'a Options,
+    html: Option<&'a str>,
+}
+
+impl ModelUser for JudgeJepsen<'_> {
+    type Output = Result<Judged, ParseError>;
+
+    fn with<M: JepsenOps>(self, model: &M) -> Result<Judged, ParseError> {
+        let h = self.forms.history(model)?;
+        Ok(judge(model, &h, self.opts, self.forms.unit(), self.html))
     }
 }
 

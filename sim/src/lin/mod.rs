@@ -16,15 +16,20 @@
 
 pub mod edn;
 mod history;
+mod jepsen_model;
+mod jepsen_ops;
 mod kv;
 mod memo;
 mod model;
+mod mutex;
 pub mod parse_dst;
 pub mod parse_edn;
 pub mod parse_jepsen;
 pub mod parse_jepsen_edn;
+mod queue;
 mod register;
 mod search;
+mod set;
 mod string_kv;
 
 pub mod gen;
@@ -37,9 +42,14 @@ mod jepsen_edn_tests;
 mod tests;
 
 pub use history::{DstHistory, History, Op, ParseError, Recorder};
+pub use jepsen_model::{JepsenModel, ModelUser};
+pub use jepsen_ops::JepsenOps;
 pub use kv::DstKv;
-pub use model::{Model, Seen};
+pub use model::{Element, Model, Seen};
+pub use mutex::{Mutex, MutexOp};
+pub use queue::{FifoQueue, QueueOp, QueueOutput, UnorderedQueue};
 pub use register::{Register, RegisterOp, RegisterOutput, RegisterValue};
+pub use set::{Set, SetOp, SetOutput};
 pub use string_kv::{StrKvOp, StrKvOutput, StringKv};
 
 use search::KeyResult;

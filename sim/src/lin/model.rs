@@ -2,8 +2,15 @@
 //! specification as a state machine, and how its operations split by key.
 
 use super::history::Op;
-use std::fmt::Debug;
+use std::fmt::{Debug, Display};
 use std::hash::Hash;
+
+/// What a set or a queue holds: the search memoizes states, so elements
+/// compare and hash by value, and sort, so that equal collections of them
+/// are equal states.
+pub trait Element: Clone + Ord + Hash + Debug + Display {}
+
+impl<T: Clone + Ord + Hash + Debug + Display> Element for T {}
 
 /// What the rest of the history saw of an unknown-outcome op's effect;
 /// the less it could have seen, the less the search must try.

@@ -1,6 +1,7 @@
-//! The history files Jepsen itself writes (`history.edn`) of a register
-//! test: one vector of op maps, or one op map a line, each map possibly a
-//! record (`#jepsen.history.Op{...}`), keys in any order:
+//! The history files Jepsen itself writes (`history.edn`) of a test of one
+//! register, mutex, set or queue: one vector of op maps, or one op map a
+//! line, each map possibly a record (`#jepsen.history.Op{...}`), keys in
+//! any order:
 //!
 //! ```text
 //! {:type :invoke, :f :write, :value 3, :process 0, :time 10, :index 0}
@@ -10,17 +11,21 @@
 //! {:process 1, :type :fail, :f :cas, :value [3 4], :error :mismatch}
 //! ```
 //!
-//! `:f` is `:read`, `:write` or `:cas` (Knossos' register and
-//! cas-register); ops of the `:nemesis` process are skipped, other keys
-//! ignored. As Jepsen means them: `:fail` did not happen; `:info`, or no
-//! completion, may have happened at any point after the invoke, or never.
-//! Jepsen gives a process whose op ended `:info` a new number, but a reused
-//! number is read as a new process too. Values are any EDN value; a read's
-//! value is taken from its `:ok`.
+//! `:f` is an op of one of Knossos' models (see [`super::jepsen_ops`]);
+//! ops of the `:nemesis` process are skipped, other keys ignored. The file
+//! is read once ([`read`]), its ops' `:f`s tell which model it is of
+//! ([`super::jepsen_model`]), and then it is taken as that model's ops
+//! ([`Forms::history`]). As Jepsen means them: `:fail` did not happen;
+//! `:info`, or no completion, may have happened at any point after the
+//! invoke, or never. Jepsen gives a process whose op ended `:info` a new
+//! number, but a reused number is read as a new process too. Values are
+//! any EDN value; what an op returned is taken from its `:ok`.
 
 use super::edn::{Edn, Reader};
 use super::history::{History, ParseError, Recorder};
-use super::register::{Register, RegisterOp, RegisterOutput};
+use super::jepsen_ops::{expected_f, JepsenOps};
+use super::register::Register;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// A register's value, compared as Clojure's `=` compares EDN values:
@@ -68,40 +73,76 @@ pub fn register(initial: Value) -> Register<Value> {
     Register::starting_at(Some(initial))
 }
 
-pub type JepsenHistory = History<RegisterOp<Value>, RegisterOutput<Value>>;
+/// A history file's forms, read but not yet taken as ops of some model.
+pub struct Forms {
+    /// Each op map with the line it starts on.
+    forms: Vec<(usize, Edn)>,
+    /// Every op starts on a line of its own.
+    by_line: bool,
+}
 
-pub struct Parsed {
-    pub history: JepsenHistory,
+pub struct Parsed<I, O> {
+    pub history: History<I, O>,
     /// What positions count: "line" when every op starts on a line of its
     /// own, else "op" (each op's index from 0, as Jepsen's `:index`).
     pub unit: &'static str,
-    /// The line of the first `:cas` invoke: a cas-register history.
-    pub first_cas: Option<usize>,
 }
 
-/// Parse a whole history file; the error names the first bad line.
-pub fn parse(text: &str) -> Result<Parsed, ParseError> {
+/// Parse a whole history file as ops of `model`; the error names the
+/// first bad line.
+pub fn parse<M: JepsenOps>(model: &M, text: &str) -> Result<Parsed<M::Input, M::Output>, ParseError> {
+    let forms = read(text)?;
+    Ok(Parsed {
+        history: forms.history(model)?,
+        unit: forms.unit(),
+    })
+}
+
+/// Read a history file's EDN: the items of its one top-level vector (or
+/// list), or every top-level value.
+pub fn read(text: &str) -> Result<Forms, ParseError> {
     let forms = read_forms(text).map_err(|e| ParseError::at(e.line, e.message))?;
     let by_line = forms.windows(2).all(|w| w[0].0 < w[1].0);
-    let mut rec = Recorder::new("process", if by_line { "line" } else { "op" });
-    let mut first_cas = None;
-    for (index, (line, form)) in forms.iter().enumerate() {
-        let at = if by_line { *line as u64 } else { index as u64 };
-        let cas = record(&mut rec, form, at).map_err(|m| ParseError::at(*line, m))?;
-        if cas && first_cas.is_none() {
-            first_cas = Some(*line);
+    Ok(Forms { forms, by_line })
+}
+
+impl Forms {
+    pub fn unit(&self) -> &'static str {
+        if self.by_line {
+            "line"
+        } else {
+            "op"
         }
     }
-    if rec.is_empty() {
-        return Err(ParseError::whole(
-            "no Jepsen history ops (like `{:process 0, :type :invoke, :f :read, :value nil}`)",
-        ));
+
+    /// Each `:f` of the ops (the nemesis's aside) with the first line it is
+    /// on, to tell which model they are ops of. Forms that are no op are
+    /// left for [`Forms::history`] to refuse.
+    pub fn fs(&self) -> BTreeMap<String, usize> {
+        let mut fs = BTreeMap::new();
+        for (line, form) in &self.forms {
+            let Ok(op) = op_map(form) else { continue };
+            if let (Some(Edn::Keyword(f)), false) = (op.get("f"), is_nemesis(op)) {
+                fs.entry(f.clone()).or_insert(*line);
+            }
+        }
+        fs
     }
-    Ok(Parsed {
-        history: rec.finish(),
-        unit: if by_line { "line" } else { "op" },
-        first_cas,
-    })
+
+    /// The ops as `model`'s.
+    pub fn history<M: JepsenOps>(&self, model: &M) -> Result<History<M::Input, M::Output>, ParseError> {
+        let mut rec = Recorder::new("process", self.unit());
+        for (index, (line, form)) in self.forms.iter().enumerate() {
+            let at = if self.by_line { *line as u64 } else { index as u64 };
+            record(model, &mut rec, form, at).map_err(|m| ParseError::at(*line, m))?;
+        }
+        if rec.is_empty() {
+            return Err(ParseError::whole(
+                "no Jepsen history ops (like `{:process 0, :type :invoke, :f :read, :value nil}`)",
+            ));
+        }
+        Ok(rec.finish())
+    }
 }
 
 /// Each op with the line it starts on: the items of the one top-level
@@ -130,21 +171,29 @@ fn read_forms(text: &str) -> Result<Vec<(usize, Edn)>, super::edn::EdnError> {
     Ok(forms)
 }
 
-/// Record one op event; true for the invoke of a cas.
-fn record(rec: &mut Recorder<RegisterOp<Value>, RegisterOutput<Value>>, form: &Edn, at: u64) -> Result<bool, String> {
-    let op = match form {
-        Edn::Map(_) => form,
-        Edn::Tagged(_, map) if matches!(**map, Edn::Map(_)) => map,
-        other => {
-            return Err(format!(
-                "expected an op map like {{:process 0, :type :invoke, :f :read, :value nil}}, found {}",
-                other.brief()
-            ))
-        }
-    };
+fn op_map(form: &Edn) -> Result<&Edn, String> {
+    match form {
+        Edn::Map(_) => Ok(form),
+        Edn::Tagged(_, map) if matches!(**map, Edn::Map(_)) => Ok(map),
+        other => Err(format!(
+            "expected an op map like {{:process 0, :type :invoke, :f :read, :value nil}}, found {}",
+            other.brief()
+        )),
+    }
+}
+
+fn is_nemesis(op: &Edn) -> bool {
+    matches!(op.get("process"), Some(Edn::Keyword(k)) if k == "nemesis")
+}
+
+/// Record one op event.
+fn record<M: JepsenOps>(model: &M, rec: &mut Recorder<M::Input, M::Output>, form: &Edn, at: u64) -> Result<(), String> {
+    let op = op_map(form)?;
+    if is_nemesis(op) {
+        return Ok(());
+    }
     let process = match op.get("process") {
         Some(Edn::Int(p)) if *p >= 0 => *p as u64,
-        Some(Edn::Keyword(k)) if k == "nemesis" => return Ok(false),
         Some(other) => {
             return Err(format!(
                 "expected :process to be a number or :nemesis, found {}",
@@ -164,36 +213,17 @@ fn record(rec: &mut Recorder<RegisterOp<Value>, RegisterOutput<Value>>, form: &E
         None => return Err("missing :type".into()),
     };
     let func = match op.get("f") {
-        Some(Edn::Keyword(f)) if ["read", "write", "cas"].contains(&f.as_str()) => f.as_str(),
-        Some(other) => return Err(format!("expected :f :read, :write or :cas, found {}", other.brief())),
+        Some(Edn::Keyword(f)) if M::FS.contains(&f.as_str()) => f.as_str(),
+        Some(other) => return Err(expected_f::<M>(&other.brief())),
         None => return Err("missing :f".into()),
     };
     let value = op.get("value").unwrap_or(&Edn::Nil);
     if kind == "invoke" {
-        let input = match func {
-            "read" => RegisterOp::Read,
-            "write" => RegisterOp::Write(Value::from(value)),
-            _ => match value {
-                Edn::Vector(pair) | Edn::List(pair) if pair.len() == 2 => {
-                    RegisterOp::Cas(Value::from(&pair[0]), Value::from(&pair[1]))
-                }
-                other => {
-                    return Err(format!(
-                        "expected a :cas :value like [old new], found {}",
-                        other.brief()
-                    ))
-                }
-            },
-        };
-        rec.invoke(process, input, at)?;
-        return Ok(func == "cas");
+        let input = model.input(func, value)?;
+        return rec.invoke(process, input, at);
     }
     let invoked = rec.open_op(process)?;
-    let invoked_f = match invoked.input {
-        RegisterOp::Read => "read",
-        RegisterOp::Write(_) => "write",
-        RegisterOp::Cas(..) => "cas",
-    };
+    let invoked_f = model.f(&invoked.input);
     if invoked_f != func {
         return Err(format!(
             "process {process} completes :{func} but invoked :{invoked_f} at {} {}",
@@ -202,18 +232,24 @@ fn record(rec: &mut Recorder<RegisterOp<Value>, RegisterOutput<Value>>, form: &E
         ));
     }
     match kind {
-        "fail" => rec.fail(process, at)?,
-        "info" => rec.info(process, at)?,
-        _ if func == "read" => rec.ok(process, RegisterOutput::Read(Some(Value::from(value))), at)?,
-        _ => rec.ok(process, RegisterOutput::Done, at)?,
+        "fail" => rec.fail(process, at),
+        "info" => rec.info(process, at),
+        _ => {
+            let output = model.output(&invoked.input, value)?;
+            rec.ok(process, output, at)
+        }
     }
-    Ok(false)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lin::register::{RegisterOp, RegisterOutput};
     use crate::lin::{check, Options, Outcome};
+
+    fn parse(text: &str) -> Result<Parsed<RegisterOp<Value>, RegisterOutput<Value>>, ParseError> {
+        super::parse(&register(Value::Nil), text)
+    }
 
     /// Client, input, output, invoke and completion of each op.
     type Row = (u64, RegisterOp<Value>, Option<RegisterOutput<Value>>, u64, Option<u64>);
@@ -245,7 +281,12 @@ mod tests {
 {:process 3, :type :invoke, :f :read, :value nil}
 "#;
         let p = parse(text).unwrap();
-        assert_eq!((p.unit, p.first_cas), ("line", Some(4)));
+        assert_eq!(p.unit, "line");
+        let fs = read(text).unwrap().fs();
+        assert_eq!(
+            fs.into_iter().collect::<Vec<_>>(),
+            [("cas".into(), 4), ("read".into(), 5), ("write".into(), 1)]
+        );
         let w3 = RegisterOp::Write(Value::Int(3));
         assert_eq!(
             ops(text),
@@ -337,7 +378,7 @@ mod tests {
             .contains("[old new]"));
         assert!(err("{:process 0, :type :invoke, :f :add}")
             .message
-            .contains(":read, :write or :cas"));
+            .contains("expected :f :read, :write or :cas, found :add"));
         assert!(err("{:process \"p\", :type :invoke, :f :read}")
             .message
             .contains(":nemesis"));

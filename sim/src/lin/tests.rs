@@ -352,24 +352,34 @@ impl Simulated for StringKv {
     }
 }
 
+/// A few (one to eight) ops' intervals, invoke and completion (ties
+/// included), and the order they take effect in when each does at a random
+/// point inside its own.
+pub(super) fn intervals(rng: &mut ChaCha8Rng) -> (Vec<(u64, u64)>, Vec<usize>) {
+    let n = rng.gen_range(1..=8);
+    let mut spans = Vec::new();
+    let mut points = Vec::new();
+    for k in 0..n {
+        let invoke = rng.gen_range(0..16u64);
+        let complete = invoke + rng.gen_range(1..8);
+        points.push((invoke as f64 + rng.gen::<f64>() * (complete - invoke) as f64, k));
+        spans.push((invoke, complete));
+    }
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    (spans, points.into_iter().map(|(_, k)| k).collect())
+}
+
 /// A few ops with random intervals (ties included) run against the model
 /// at random points inside them; some outcomes become unknown, some
 /// outputs wrong, some ops never complete.
 fn random_history<M: Simulated>(model: &M, rng: &mut ChaCha8Rng) -> History<M::Input, M::Output> {
     let clients = rng.gen_range(3..=4);
-    let n = rng.gen_range(1..=8);
-    let mut ops = Vec::new();
-    let mut points = Vec::new();
-    for k in 0..n {
-        let invoke = rng.gen_range(0..16u64);
-        let complete = invoke + rng.gen_range(1..8);
-        let point = invoke as f64 + rng.gen::<f64>() * (complete - invoke) as f64;
-        points.push((point, k));
-        ops.push(op(k as u64 % clients, model.input(rng), None, invoke, Some(complete)));
-    }
-    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (spans, order) = intervals(rng);
+    let mut ops: Vec<Op<M::Input, M::Output>> = (0..spans.len())
+        .map(|k| op(k as u64 % clients, model.input(rng), None, spans[k].0, Some(spans[k].1)))
+        .collect();
     let mut states = std::collections::BTreeMap::new();
-    for (_, k) in points {
+    for k in order {
         let o: &mut Op<M::Input, M::Output> = &mut ops[k];
         let state = states.entry(model.key(&o.input)).or_insert_with(|| model.init());
         let unknown = rng.gen_bool(0.25);

@@ -93,7 +93,7 @@ impl<'a> Reader<'a> {
                 self.at += 1;
                 Ok(None)
             }
-            None => Err(self.unclosed(close, opened)),
+            None => Err(self.unclosed(close, sequence(close), opened)),
             Some(_) => {
                 let line = self.line;
                 self.value(1).map(|v| Some((line, v)))
@@ -124,12 +124,8 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn unclosed(&self, close: u8, opened: usize) -> EdnError {
-        let what = match close {
-            b']' => "vector",
-            b')' => "list",
-            _ => "map",
-        };
+    /// `what` was opened on line `opened` and is still open at the end.
+    fn unclosed(&self, close: u8, what: &str, opened: usize) -> EdnError {
         EdnError {
             line: opened,
             message: format!("expected '{}' to close the {what}, found {}", close as char, self.end),
@@ -174,8 +170,8 @@ impl<'a> Reader<'a> {
         let line = self.line;
         match self.peek() {
             None => Err(self.error(format!("expected a value, found {}", self.end))),
-            Some(b'[') => self.items(b']', depth).map(Edn::Vector),
-            Some(b'(') => self.items(b')', depth).map(Edn::List),
+            Some(b'[') => self.items(b']', "vector", depth).map(Edn::Vector),
+            Some(b'(') => self.items(b')', "list", depth).map(Edn::List),
             Some(b'{') => self.map(depth),
             Some(c @ (b']' | b')' | b'}')) => {
                 Err(self.error(format!("expected a value, found a closing bracket '{}'", c as char)))
@@ -216,14 +212,14 @@ impl<'a> Reader<'a> {
         &self.s[start..self.at]
     }
 
-    fn items(&mut self, close: u8, depth: usize) -> Result<Vec<Edn>> {
+    fn items(&mut self, close: u8, what: &str, depth: usize) -> Result<Vec<Edn>> {
         let opened = self.line;
         self.at += 1;
         let mut items = Vec::new();
         loop {
             self.skip_space(depth + 1)?;
             match self.peek() {
-                None => return Err(self.unclosed(close, opened)),
+                None => return Err(self.unclosed(close, what, opened)),
                 Some(c) if c == close => {
                     self.at += 1;
                     return Ok(items);
@@ -240,7 +236,7 @@ impl<'a> Reader<'a> {
         loop {
             self.skip_space(depth + 1)?;
             match self.peek() {
-                None => return Err(self.unclosed(b'}', opened)),
+                None => return Err(self.unclosed(b'}', "map", opened)),
                 Some(b'}') => {
                     self.at += 1;
                     return Ok(Edn::Map(entries));
@@ -267,7 +263,7 @@ impl<'a> Reader<'a> {
         match self.peek_at(1) {
             Some(b'{') => {
                 self.at += 1;
-                self.items(b'}', depth).map(Edn::Set)
+                self.items(b'}', "set", depth).map(Edn::Set)
             }
             Some(b'#') => {
                 self.at += 2;
@@ -479,6 +475,15 @@ impl<'a> Reader<'a> {
         };
         code.and_then(char::from_u32)
             .ok_or_else(|| self.error(format!("unsupported character '\\{name}'")))
+    }
+}
+
+/// What a sequence [`Reader::enter`] steps into is, by its closing bracket.
+fn sequence(close: u8) -> &'static str {
+    if close == b']' {
+        "vector"
+    } else {
+        "list"
     }
 }
 

@@ -222,6 +222,11 @@ fn errors_name_their_line() {
         (e.line, e.message.as_str()),
         (1, "expected ')' to close the list, found the end of the input")
     );
+    let e = err("[#{1\n 2 [3]\n");
+    assert_eq!(
+        (e.line, e.message.as_str()),
+        (1, "expected '}' to close the set, found the end of the input")
+    );
     let e = err("[1 2\n 3}\n");
     assert_eq!(
         (e.line, e.message.as_str()),

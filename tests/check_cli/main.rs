@@ -1,6 +1,8 @@
 //! `dst check` as a user meets it: the three formats, the verdicts and
 //! their exit codes (0 linearizable, 1 not, 3 unknown, 2 malformed).
 
+mod models;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -370,7 +372,7 @@ fn malformed_jepsen_edn_names_the_line() {
     assert_malformed(
         &p,
         &["--format", "jepsen-edn"],
-        "txn.edn:1: expected :f :read, :write or :cas, found :txn",
+        "txn.edn:1: expected :f :read, :write, :cas, :acquire, :release, :add, :enqueue or :dequeue (Knossos' models), found :txn",
     );
 }
 

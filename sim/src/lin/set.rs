@@ -1,0 +1,149 @@
+//! Knossos' set: empty at first; `add v` puts `v` in, `read` returns
+//! every element. A read must return exactly the set: an element too many,
+//! one missing, or one twice is inconsistent.
+
+use super::history::Op;
+use super::model::{Element, Model, Seen};
+use std::collections::BTreeSet;
+use std::fmt::Display;
+use std::marker::PhantomData;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SetOp<V> {
+    Add(V),
+    Read,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SetOutput<V> {
+    /// An add completed (and so applied).
+    Added,
+    /// What a read returned, sorted, duplicates kept: build it with
+    /// [`SetOutput::read`].
+    Read(Vec<V>),
+}
+
+impl<V: Ord> SetOutput<V> {
+    pub fn read(elements: impl IntoIterator<Item = V>) -> Self {
+        let mut elements: Vec<V> = elements.into_iter().collect();
+        elements.sort();
+        SetOutput::Read(elements)
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Set<V> {
+    elements: PhantomData<fn() -> V>,
+}
+
+impl<V> Set<V> {
+    pub const fn new() -> Self {
+        Set { elements: PhantomData }
+    }
+}
+
+impl<V> Default for Set<V> {
+    fn default() -> Self {
+        Set::new()
+    }
+}
+
+impl<V: Element> Model for Set<V> {
+    type Key = ();
+    type State = BTreeSet<V>;
+    type Input = SetOp<V>;
+    type Output = SetOutput<V>;
+
+    fn init(&self) -> BTreeSet<V> {
+        BTreeSet::new()
+    }
+
+    fn key(&self, _input: &SetOp<V>) {}
+
+    fn step(&self, state: &BTreeSet<V>, input: &SetOp<V>, output: Option<&SetOutput<V>>) -> Option<BTreeSet<V>> {
+        match (input, output) {
+            (SetOp::Add(v), None | Some(SetOutput::Added)) => {
+                let mut next = state.clone();
+                next.insert(v.clone());
+                Some(next)
+            }
+            (SetOp::Read, None) => Some(state.clone()),
+            (SetOp::Read, Some(SetOutput::Read(seen))) => {
+                (seen.len() == state.len() && state.iter().eq(seen)).then(|| state.clone())
+            }
+            _ => None,
+        }
+    }
+
+    fn is_read(&self, input: &SetOp<V>) -> bool {
+        *input == SetOp::Read
+    }
+
+    /// An add of unknown outcome whose element no completed read returned
+    /// is unseen: a completed read placed after it would have returned the
+    /// element, so only adds can follow it, and adds succeed whatever the
+    /// set holds.
+    fn seen(&self, ops: &[&Op<SetOp<V>, SetOutput<V>>]) -> Vec<Seen> {
+        let read: BTreeSet<&V> = ops
+            .iter()
+            .filter(|o| o.is_completed())
+            .filter_map(|o| match &o.output {
+                Some(SetOutput::Read(seen)) => Some(seen),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        ops.iter()
+            .map(|o| match &o.input {
+                SetOp::Add(v) if !o.is_completed() && !read.contains(v) => Seen::Never,
+                _ => Seen::Maybe,
+            })
+            .collect()
+    }
+
+    fn describe_key(&self, _key: &()) -> String {
+        "set".to_string()
+    }
+
+    fn describe_op(&self, input: &SetOp<V>, output: Option<&SetOutput<V>>) -> String {
+        match (input, output) {
+            (SetOp::Add(v), Some(_)) => format!("add {v}"),
+            (SetOp::Add(v), None) => format!("add {v} -> ?"),
+            (SetOp::Read, Some(SetOutput::Read(seen))) => format!("read -> {}", show(seen)),
+            (SetOp::Read, _) => "read -> ?".to_string(),
+        }
+    }
+
+    fn describe_state(&self, state: &BTreeSet<V>) -> String {
+        show(state)
+    }
+}
+
+/// As EDN writes a set; a read's duplicates show as they were returned.
+fn show<'a, V: Display + 'a>(elements: impl IntoIterator<Item = &'a V>) -> String {
+    let items: Vec<String> = elements.into_iter().map(|v| v.to_string()).collect();
+    format!("#{{{}}}", items.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_read_returns_exactly_the_set() {
+        let m = Set::<i64>::new();
+        let s = m.step(&m.init(), &SetOp::Add(2), Some(&SetOutput::Added)).unwrap();
+        let s = m.step(&s, &SetOp::Add(1), None).unwrap();
+        assert_eq!(s, BTreeSet::from([1, 2]));
+        assert!(m.step(&s, &SetOp::Read, Some(&SetOutput::read([2, 1]))).is_some());
+        assert!(m.step(&s, &SetOp::Read, Some(&SetOutput::read([1]))).is_none());
+        assert!(m.step(&s, &SetOp::Read, Some(&SetOutput::read([1, 2, 3]))).is_none());
+        assert!(m.step(&s, &SetOp::Read, Some(&SetOutput::read([1, 2, 2]))).is_none());
+        assert!(m.step(&s, &SetOp::Add(3), Some(&SetOutput::read([]))).is_none());
+        assert_eq!(
+            m.describe_op(&SetOp::Read, Some(&SetOutput::read([2, 1, 2]))),
+            "read -> #{1 2 2}"
+        );
+        assert_eq!(m.describe_state(&s), "#{1 2}");
+    }
+}
