@@ -1,8 +1,11 @@
 //! A node's disk: operations are volatile until an fsync that was issued
 //! after them completes. A crash loses what is volatile, except that a torn
 //! prefix of it may survive (the drive had written some of it). A failed
-//! fsync leaves each operation it covered durable or gone, and a stored
-//! record may rot until the disk is rewritten.
+//! fsync leaves a prefix of the operations it covered durable and the rest
+//! gone for good: a hole, past which a recovery that checks its records
+//! reads nothing, so later appends are lost too until the node restarts
+//! (its recovery cuts the log at the hole) or the disk is rewritten. A
+//! stored record may rot until the disk is rewritten.
 
 use crate::machine::DiskOp;
 use std::collections::VecDeque;
@@ -15,6 +18,8 @@ pub struct Disk<R> {
     first_pending: u64,
     /// Durable records that fail their checksum, by index.
     corrupt: std::collections::BTreeSet<usize>,
+    /// A failed fsync dropped writes: appends land past a hole.
+    hole: bool,
 }
 
 impl<R: Clone> Default for Disk<R> {
@@ -24,6 +29,7 @@ impl<R: Clone> Default for Disk<R> {
             pending: VecDeque::new(),
             first_pending: 0,
             corrupt: Default::default(),
+            hole: false,
         }
     }
 }
@@ -57,28 +63,39 @@ impl<R: Clone> Disk<R> {
 
     fn apply(&mut self, op: DiskOp<R>) {
         match op {
+            DiskOp::Append(_) if self.hole => {}
             DiskOp::Append(r) => self.durable.push(r),
             DiskOp::Replace(rs) => {
                 self.durable = rs;
                 self.corrupt.clear();
+                self.hole = false;
             }
         }
     }
 
-    /// An fsync with this mark failed: each operation before it is made
-    /// durable if `lands(op number)` says so, and dropped otherwise; none is
-    /// retried. Returns how many were dropped.
-    pub fn fail_to(&mut self, mark: u64, mut lands: impl FnMut() -> bool) -> u64 {
+    /// Operations an fsync issued now would cover.
+    pub fn covered(&self, mark: u64) -> u64 {
+        mark.saturating_sub(self.first_pending).min(self.pending.len() as u64)
+    }
+
+    /// An fsync with this mark failed: the first `keep` operations it
+    /// covered are durable, the rest are gone and none is retried; if any
+    /// were, what is appended later lands past the hole. Returns how many
+    /// were dropped.
+    pub fn fail_to(&mut self, mark: u64, keep: u64) -> u64 {
         let mut dropped = 0;
+        let mut n = 0;
         while self.first_pending < mark {
             let Some(op) = self.pending.pop_front() else { break };
             self.first_pending += 1;
-            if lands() {
+            if n < keep {
                 self.apply(op);
             } else {
                 dropped += 1;
             }
+            n += 1;
         }
+        self.hole |= dropped > 0;
         dropped
     }
 
@@ -108,6 +125,8 @@ impl<R: Clone> Disk<R> {
         self.sync_to(mark);
         self.first_pending += self.pending.len() as u64;
         self.pending.clear();
+        // Recovery cuts the log at a hole: appends continue from there.
+        self.hole = false;
         lost
     }
 }
@@ -148,17 +167,18 @@ mod tests {
             d.write(DiskOp::Append(i));
         }
         let m = d.mark();
-        let mut k = 0;
-        assert_eq!(
-            d.fail_to(m, || {
-                k += 1;
-                k % 2 == 0
-            }),
-            2
-        );
-        assert_eq!(d.durable(), &[1, 3]);
+        assert_eq!(d.covered(m), 4);
+        assert_eq!(d.fail_to(m, 1), 3);
+        assert_eq!(d.durable(), &[0]);
         assert_eq!(d.pending_ops(), 0);
+        // Past the hole until a restart cuts the log there.
+        d.write(DiskOp::Append(7));
+        d.sync_to(d.mark());
+        assert_eq!(d.durable(), &[0]);
         assert_eq!(d.crash(0), 0);
+        d.write(DiskOp::Append(8));
+        d.sync_to(d.mark());
+        assert_eq!(d.durable(), &[0, 8]);
     }
 
     #[test]

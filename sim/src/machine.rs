@@ -67,8 +67,9 @@ pub trait Machine {
     fn on_client(&mut self, req: ClientReq, io: &mut Io<Self>);
     fn on_fsynced(&mut self, ticket: SyncTicket, io: &mut Io<Self>);
 
-    /// The fsync `ticket` failed: each write it covered may or may not be
-    /// durable, and none will be retried (as on Linux after a failed
+    /// The fsync `ticket` failed: a prefix of the writes it covered is
+    /// durable and the rest are lost, past a hole that later appends stay
+    /// behind until a restart; none is retried (as on Linux after a failed
     /// fsync). By default the node halts and is restarted from what the
     /// disk holds, as databases do since fsync errors were understood.
     fn on_fsync_failed(&mut self, ticket: SyncTicket, io: &mut Io<Self>) {

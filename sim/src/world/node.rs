@@ -162,10 +162,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             return;
         }
         if self.now < self.nodes[node].disk_until.fsync_error {
-            let before = self.nodes[node].disk.pending_ops() as u64;
-            let rng = &mut self.disk_rng;
-            let dropped = self.nodes[node].disk.fail_to(mark, || chance(rng, 0.5));
-            let covered = before - self.nodes[node].disk.pending_ops() as u64;
+            let covered = self.nodes[node].disk.covered(mark);
+            let keep = range(&mut self.disk_rng, 0, covered);
+            let dropped = self.nodes[node].disk.fail_to(mark, keep);
             self.record(
                 Some(node),
                 EventKind::FsyncFailed {
