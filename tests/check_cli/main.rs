@@ -96,9 +96,10 @@ fn jepsen_register_verdicts() {
 
 #[test]
 fn an_exhausted_budget_is_unknown() {
-    let writes: Vec<String> = (0..4).map(|p| format!("{p} :invoke :write {p}")).collect();
+    // Values repeat, so that the register is searched.
+    let writes: Vec<String> = (0..4).map(|p| format!("{p} :invoke :write {}", p % 2)).collect();
     let mut lines: Vec<&str> = writes.iter().map(String::as_str).collect();
-    let oks: Vec<String> = (0..4).map(|p| format!("{p} :ok :write {p}")).collect();
+    let oks: Vec<String> = (0..4).map(|p| format!("{p} :ok :write {}", p % 2)).collect();
     lines.extend(oks.iter().map(String::as_str));
     lines.extend(["9 :invoke :read nil", "9 :ok :read 0"]);
     let p = fixture("budget.log", &jepsen(&lines));
@@ -112,6 +113,59 @@ fn an_exhausted_budget_is_unknown() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!((code, v["result"].as_str()), (Some(3), Some("unknown")));
     assert_eq!(check(&p, &[]).0, Some(0));
+}
+
+#[test]
+fn a_full_search_cache_is_unknown() {
+    // 20 clients writing values 1..=5: the search needs far more than 1 MiB.
+    let shape = sim::lin::gen::Shape {
+        ops: 1_000,
+        clients: 20,
+        unknown_min: 10,
+        unknown_max: 10,
+        distinct_values: Some(5),
+    };
+    let h = sim::lin::gen::register_history(1, shape);
+    let p = fixture("memo.edn", &sim::lin::gen::to_jepsen_edn(&h));
+    let (code, out, _) = check(&p, &["--memo-mib-max", "1"]);
+    assert_eq!(code, Some(3), "{out}");
+    assert!(
+        out.contains("unknown: the search's memo table reached ")
+            && out.ends_with("; a larger --memo-mib-max may decide it\n"),
+        "{out}"
+    );
+    let (code, out, _) = check(&p, &["--memo-mib-max", "1", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(code, Some(3));
+    assert_eq!(
+        (v["limit"].as_str(), v["memo_mib_max"].as_u64()),
+        (Some("memo"), Some(1))
+    );
+    assert_malformed(&p, &["--memo-mib-max", "0"], "--memo-mib-max");
+}
+
+#[test]
+fn unique_values_are_decided_without_a_search() {
+    let shape = sim::lin::gen::Shape {
+        ops: 6_000,
+        clients: 6,
+        unknown_min: 60,
+        unknown_max: 60,
+        distinct_values: None,
+    };
+    let mut h = sim::lin::gen::register_history(2, shape);
+    let p = fixture("unique.edn", &sim::lin::gen::to_jepsen_edn(&h));
+    let (code, out, _) = check(&p, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.ends_with(" 0 search steps; decided without a search: unique values)\n"),
+        "{out}"
+    );
+    assert!(sim::lin::gen::inject_stale_read(&mut h, 2));
+    let p = fixture("unique-stale.edn", &sim::lin::gen::to_jepsen_edn(&h));
+    let (code, out, _) = check(&p, &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("cannot place: read -> "), "{out}");
 }
 
 #[test]

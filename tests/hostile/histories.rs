@@ -13,7 +13,10 @@ use sim::lin::{
 };
 
 /// Enough steps to judge the samples, few enough for thousands of cases.
-const STEPS: Options = Options { budget_per_key: 20_000 };
+const STEPS: Options = Options {
+    budget_per_key: 20_000,
+    memo_bytes_max: lin::DEFAULT_MEMO_MIB_MAX << 20,
+};
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

@@ -28,7 +28,10 @@ impl Linearizable {
     pub fn with_budget(budget_per_key: u64) -> Self {
         Linearizable {
             history: DstHistory::default(),
-            opts: Options { budget_per_key },
+            opts: Options {
+                budget_per_key,
+                ..Options::default()
+            },
             unknown: false,
             steps: 0,
         }
@@ -129,20 +132,21 @@ mod tests {
     #[test]
     fn an_exhausted_budget_is_counted_not_violated() {
         let mut c = Linearizable::with_budget(2);
+        // A repeated value, so that the key is searched.
         let appends = (0..3).map(|v| {
             invoke(
                 v,
                 v as u64,
                 KvOp::Append {
                     key: 0,
-                    value: v as u64,
+                    value: v as u64 % 2,
                 },
             )
         });
         let mut kinds: Vec<EventKind> = appends.collect();
         kinds.extend((0..3).map(|v| ok(v, v as u64, KvResult::Done)));
         kinds.push(invoke(0, 3, KvOp::Get { key: 0 }));
-        kinds.push(ok(0, 3, KvResult::Value { value: vec![2, 1, 0] }));
+        kinds.push(ok(0, 3, KvResult::Value { value: vec![0, 1, 0] }));
         feed(&mut c, kinds);
         c.finish(100).unwrap();
         assert!(c.counters().contains(&("linearizable_unknown", 1)));

@@ -329,8 +329,13 @@ pub struct CheckArgs {
     #[arg(long, value_name = "VALUE", allow_hyphen_values = true)]
     pub initial: Option<String>,
     /// Search steps allowed per key before the verdict is "unknown".
-    #[arg(long, default_value_t = crate::lin::DEFAULT_BUDGET_PER_KEY)]
+    #[arg(long, default_value_t = crate::lin::CHECK_BUDGET_PER_KEY)]
     pub budget: u64,
+    /// MiB the search's cache may take per key (an estimate from what it
+    /// stores, the same on every machine) before the verdict is "unknown".
+    #[arg(long, value_name = "MIB", default_value_t = crate::lin::DEFAULT_MEMO_MIB_MAX,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 40))]
+    pub memo_mib_max: u64,
     /// Also draw the history (client operations, and the longest partial
     /// linearization if it fails) as a self-contained HTML page.
     #[arg(long, value_name = "FILE")]

@@ -117,6 +117,7 @@ fn checker(reg: &Registry, traced: Option<&Scenario>, seeds: u64, json: bool) ->
         clients: 5,
         unknown_min: 10,
         unknown_max: 20,
+        distinct_values: None,
     };
     let opts = Options::default();
     let (mut clean, mut stale, mut traced_runs) = (Vec::new(), Vec::new(), Vec::new());

@@ -1,5 +1,5 @@
 //! `dst check HISTORY`: is a history recorded elsewhere linearizable?
-//! Exit 0 linearizable, 1 not, 3 unknown (the step budget ran out), 2 for
+//! Exit 0 linearizable, 1 not, 3 unknown (the step budget or the search's memory cap ran out), 2 for
 //! a file that cannot be read or parsed, with the line at fault.
 
 use super::args::{CheckArgs, HistoryFormat};
@@ -36,6 +36,7 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
     }
     let opts = Options {
         budget_per_key: args.budget,
+        memo_bytes_max: args.memo_mib_max << 20,
     };
     if let Some(Err(e)) = args.html.as_deref().map(crate::files::refuse_special) {
         return bad(&e);
@@ -95,6 +96,7 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
             judged.json["model"] = json!(m.name());
         }
         judged.json["budget_per_key"] = json!(args.budget);
+        judged.json["memo_mib_max"] = json!(args.memo_mib_max);
         crate::outln!("{}", judged.json);
     } else {
         crate::outln!("{file}: {}", judged.text.join("\n"));
@@ -196,27 +198,46 @@ struct Verdict {
 fn verdict<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options, unit: &str) -> Verdict {
     let c: Checked = lin::check(model, h, opts);
     let keys = if c.keys == 1 { "key" } else { "keys" };
-    let mut json = json!({"ops": c.ops, "keys": c.keys, "steps": c.steps, "positions": unit});
+    let mut json = json!({
+        "ops": c.ops,
+        "keys": c.keys,
+        "keys_without_search": c.keys_without_search,
+        "steps": c.steps,
+        "positions": unit,
+    });
+    let unsearched = match (c.keys_without_search, c.keys) {
+        (0, _) => String::new(),
+        (k, n) if k == n => format!(
+            "; {} without a search: unique values",
+            if n == 1 { "decided" } else { "all decided" }
+        ),
+        (k, _) => format!("; {k} decided without a search: unique values"),
+    };
     let judged = match &c.outcome {
         Outcome::Linearizable => {
             json["result"] = json!("linearizable");
             Judged {
                 code: 0,
                 text: vec![format!(
-                    "linearizable ({} ops on {} {keys}, {} search steps)",
+                    "linearizable ({} ops on {} {keys}, {} search steps{unsearched})",
                     c.ops, c.keys, c.steps
                 )],
                 json,
                 view: None,
             }
         }
-        Outcome::Unknown { key, reason } => {
+        Outcome::Unknown { key, reason, limit } => {
+            let (limit, flag) = match limit {
+                lin::Limit::Budget => ("budget", "--budget"),
+                lin::Limit::Memo => ("memo", "--memo-mib-max"),
+            };
             json["result"] = json!("unknown");
             json["key"] = json!(key);
             json["reason"] = json!(reason);
+            json["limit"] = json!(limit);
             Judged {
                 code: 3,
-                text: vec![format!("unknown: {reason}; a larger --budget may decide it")],
+                text: vec![format!("unknown: {reason}; a larger {flag} may decide it")],
                 json,
                 view: None,
             }

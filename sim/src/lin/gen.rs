@@ -18,6 +18,10 @@ pub struct Shape {
     /// How many ops end with an unknown outcome, drawn in this range.
     pub unknown_min: usize,
     pub unknown_max: usize,
+    /// `None`: every write's value is new, as dst's own workload writes
+    /// them. `Some(k)`: values are drawn from 1..=k and repeat, as in
+    /// Jepsen's etcd and Knossos register tests.
+    pub distinct_values: Option<i64>,
 }
 
 enum Step {
@@ -38,7 +42,7 @@ struct Pending {
 }
 
 /// A linearizable single-register history of `shape`, the same for the
-/// same seed. Written values are unique; reads, writes and cas mix 5:3:2.
+/// same seed. Reads, writes and cas mix 5:3:2.
 pub fn register_history(seed: u64, shape: Shape) -> History<RegisterOp, RegisterOutput> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let unknown = rng.gen_range(shape.unknown_min..=shape.unknown_max.max(shape.unknown_min));
@@ -65,13 +69,17 @@ pub fn register_history(seed: u64, shape: Shape) -> History<RegisterOp, Register
                     continue;
                 }
                 next_value += 1;
+                let value = match shape.distinct_values {
+                    None => next_value,
+                    Some(k) => rng.gen_range(1..=k.max(1)),
+                };
                 let input = match rng.gen_range(0..10) {
                     0..=4 => RegisterOp::Read,
-                    5..=7 => RegisterOp::Write(next_value),
+                    5..=7 => RegisterOp::Write(value),
                     // The expected value is settled when the cas applies, so
                     // a completed cas always succeeds: a failed one would
                     // drop out of the history.
-                    _ => RegisterOp::Cas(register.unwrap_or(0), next_value),
+                    _ => RegisterOp::Cas(register.unwrap_or(0), value),
                 };
                 let is_unknown = unknown.contains(&pending.len());
                 position += 1;
@@ -124,30 +132,57 @@ pub fn register_history(seed: u64, shape: Shape) -> History<RegisterOp, Register
 }
 
 /// Make one completed read return a value that two writes, one strictly
-/// after the other, overwrote before the read began. Values are unique, so
-/// no order explains it. False when the history has no such read.
+/// after the other, overwrote before the read began. With unique values no
+/// order explains it (with repeated ones, one may). False when the history
+/// has no such read.
 pub fn inject_stale_read(history: &mut History<RegisterOp, RegisterOutput>, seed: u64) -> bool {
     let ops = &history.ops;
     let sets = |o: &Op<RegisterOp, RegisterOutput>| match o.input {
-        RegisterOp::Write(v) | RegisterOp::Cas(_, v) if o.is_completed() => Some(v),
+        RegisterOp::Write(v) | RegisterOp::Cas(_, v) => o.complete.filter(|_| o.is_completed()).map(|c| (v, c)),
         _ => None,
     };
+    // Completed writes in history order, and the earliest completion among
+    // the first k of them: the first write that completed before a given
+    // position is found by a binary search.
+    let writes: Vec<(i64, u64, u64)> = ops
+        .iter()
+        .filter_map(|o| sets(o).map(|(v, c)| (v, o.invoke, c)))
+        .collect();
+    let mut earliest: Vec<u64> = Vec::with_capacity(writes.len());
+    for &(_, _, c) in &writes {
+        earliest.push(earliest.last().map_or(c, |&e| e.min(c)));
+    }
+    // By completion: the latest invoke (and its value) among the writes
+    // completed so far, so that the second write is found the same way.
+    let mut by_complete: Vec<(u64, u64, i64)> = writes.iter().map(|&(v, i, c)| (c, i, v)).collect();
+    by_complete.sort_unstable();
+    let mut latest: Vec<(u64, i64)> = Vec::with_capacity(by_complete.len());
+    for &(_, i, v) in &by_complete {
+        latest.push(match latest.last() {
+            Some(&(li, lv)) if li >= i => (li, lv),
+            _ => (i, v),
+        });
+    }
     let mut candidates = Vec::new();
     for (r, read) in ops.iter().enumerate() {
         if read.input != RegisterOp::Read || !read.is_completed() {
             continue;
         }
-        let stale = ops.iter().filter_map(|w| Some((w, sets(w)?))).find(|(w, v)| {
-            ops.iter().any(|w2| {
-                sets(w2).is_some_and(|v2| v2 != *v)
-                    && w.complete.is_some_and(|c| c < w2.invoke)
-                    && w2.complete.is_some_and(|c| c < read.invoke)
-            })
-        });
-        if let Some((_, v)) = stale {
-            if read.output != Some(RegisterOutput::Read(Some(v))) {
-                candidates.push((r, v));
-            }
+        // The second write: completed before the read began, invoked last.
+        let done = by_complete.partition_point(|&(c, _, _)| c < read.invoke);
+        let Some(&(second_invoke, second_value)) = done.checked_sub(1).map(|k| &latest[k]) else {
+            continue;
+        };
+        // The first write: the earliest in history order that completed
+        // before the second began.
+        let first = earliest.partition_point(|&e| e >= second_invoke);
+        let Some(&(v, _, _)) = writes.get(first) else {
+            continue;
+        };
+        // With repeated values the two writes may set the same value; such
+        // a read is passed over.
+        if v != second_value && read.output != Some(RegisterOutput::Read(Some(v))) {
+            candidates.push((r, v));
         }
     }
     if candidates.is_empty() {
@@ -157,4 +192,39 @@ pub fn inject_stale_read(history: &mut History<RegisterOp, RegisterOutput>, seed
     let (r, v) = candidates[pick];
     history.ops[r].output = Some(RegisterOutput::Read(Some(v)));
     true
+}
+
+/// `h` as Jepsen's `history.edn`, one op map a line in position order, so
+/// that `dst check` reads it back with the same order of events. An op
+/// with unknown outcome ends `:info`.
+pub fn to_jepsen_edn(h: &History<RegisterOp, RegisterOutput>) -> String {
+    let mut events: Vec<(u64, bool, usize)> = Vec::with_capacity(h.ops.len() * 2);
+    for (i, o) in h.ops.iter().enumerate() {
+        events.push((o.invoke, false, i));
+        if let Some(c) = o.complete {
+            events.push((c, true, i));
+        }
+    }
+    events.sort_unstable();
+    let show = |v: &Option<i64>| v.map_or("nil".to_string(), |v| v.to_string());
+    let mut out = String::with_capacity(events.len() * 56);
+    for (_, completes, i) in events {
+        let o = &h.ops[i];
+        let (f, value) = match (&o.input, &o.output) {
+            (RegisterOp::Read, Some(RegisterOutput::Read(v))) if completes => ("read", show(v)),
+            (RegisterOp::Read, _) => ("read", "nil".to_string()),
+            (RegisterOp::Write(v), _) => ("write", v.to_string()),
+            (RegisterOp::Cas(old, new), _) => ("cas", format!("[{old} {new}]")),
+        };
+        let kind = match (completes, &o.output) {
+            (false, _) => "invoke",
+            (true, Some(_)) => "ok",
+            (true, None) => "info",
+        };
+        out.push_str(&format!(
+            "{{:process {}, :type :{kind}, :f :{f}, :value {value}}}\n",
+            o.client
+        ));
+    }
+    out
 }

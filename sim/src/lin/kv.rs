@@ -3,7 +3,7 @@
 //! linearizable by design; [`super::DstHistory`] leaves them out.
 
 use super::history::Op;
-use super::model::{Model, Seen};
+use super::model::{Access, Model, Seen};
 use crate::workload::{apply_kv, KvOp, KvResult, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -110,6 +110,71 @@ impl Model for DstKv {
                     Some(r) if r > o.invoke => Seen::Maybe,
                     _ => Seen::Never,
                 }
+            })
+            .collect()
+    }
+
+    /// With each value written by one op, an append's value is the list it
+    /// found and its own value last, so a list some op saw with that value
+    /// in it says what the append found: everything before it. An append no
+    /// list shows was never seen at all, and so acts as a write of a value
+    /// nobody reads. A cas that did not apply says only what the state was
+    /// not, which no [`Access`] says: keys with one are searched.
+    fn accesses(&self, ops: &[&Op<KvOp, KvResult>]) -> Option<Vec<Access<Value>>> {
+        let known = |o: &Op<KvOp, KvResult>| o.output.clone().filter(|_| o.is_completed());
+        let mut written = BTreeSet::new();
+        // Lists some op that happened saw, those of completed ops first.
+        let mut lists: Vec<&[u64]> = Vec::new();
+        // A cas of unknown outcome by the value it would set -> what it expected.
+        let mut unknown_cas: BTreeMap<u64, &[u64]> = BTreeMap::new();
+        for o in ops {
+            if let KvOp::Put { value, .. } | KvOp::Append { value, .. } | KvOp::Cas { value, .. } = &o.input {
+                if !written.insert(*value) {
+                    return None;
+                }
+            }
+            match (&o.input, o.output.as_ref().filter(|_| o.is_completed())) {
+                (KvOp::Get { .. }, Some(KvResult::Value { value })) => lists.push(value),
+                (KvOp::Cas { expected, .. }, Some(KvResult::Cas { applied: true })) => lists.push(expected),
+                (KvOp::Cas { expected, value, .. }, None) => {
+                    unknown_cas.insert(*value, expected);
+                }
+                _ => {}
+            }
+        }
+        // A value -> a list that holds it and where. A seen list that starts
+        // with what a cas of unknown outcome would set shows that the cas
+        // applied, so what it expected was seen too.
+        let mut found_in: BTreeMap<u64, (&[u64], usize)> = BTreeMap::new();
+        let mut at = 0;
+        while let Some(&list) = lists.get(at) {
+            at += 1;
+            for (k, v) in list.iter().enumerate() {
+                found_in.entry(*v).or_insert((list, k));
+            }
+            if let Some(expected) = list.first().and_then(|c| unknown_cas.remove(c)) {
+                lists.push(expected);
+            }
+        }
+        ops.iter()
+            .map(|o| match (&o.input, known(o)) {
+                (KvOp::Get { .. }, None) => Some(Access::Nothing),
+                (KvOp::Get { .. }, Some(KvResult::Value { value })) => Some(Access::Read(value)),
+                (KvOp::Put { value, .. }, None | Some(KvResult::Done)) => Some(Access::Write(vec![*value])),
+                (KvOp::Append { value, .. }, None | Some(KvResult::Done)) => Some(match found_in.get(value) {
+                    Some((list, k)) => Access::Update {
+                        from: list[..*k].to_vec(),
+                        to: list[..=*k].to_vec(),
+                    },
+                    None => Access::Write(vec![*value]),
+                }),
+                (KvOp::Cas { expected, value, .. }, None | Some(KvResult::Cas { applied: true })) => {
+                    Some(Access::Update {
+                        from: expected.clone(),
+                        to: vec![*value],
+                    })
+                }
+                _ => None,
             })
             .collect()
     }

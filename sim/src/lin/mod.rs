@@ -12,7 +12,15 @@
 //! independent (P-compositionality), so each key is searched on its own,
 //! the smallest first, stopping at the first key that is not linearizable.
 //! A budget of search steps (never wall time, so the verdict is the same on
-//! every machine) turns a search that is too expensive into `Unknown`.
+//! every machine) turns a search that is too expensive into `Unknown`, and
+//! so does a cap on the memory its cache may take (an estimate from what
+//! it has stored, again the same on every machine).
+//!
+//! Before searching a key, the checker tries to decide it in polynomial
+//! time: where every write on the key sets a value no other op sets, each
+//! read names the write it read from, and the key is decided by the order
+//! those writes and reads can take ([`reads_from`], for models that say how
+//! their ops touch the state through [`Model::access`]).
 
 pub mod edn;
 mod history;
@@ -27,10 +35,12 @@ pub mod parse_edn;
 pub mod parse_jepsen;
 pub mod parse_jepsen_edn;
 mod queue;
+mod reads_from;
 mod register;
 mod search;
 mod set;
 mod string_kv;
+mod unique_values;
 
 pub mod gen;
 
@@ -40,12 +50,14 @@ mod brute;
 mod jepsen_edn_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod unique_values_tests;
 
 pub use history::{DstHistory, History, Op, ParseError, Recorder};
 pub use jepsen_model::{JepsenModel, ModelUser};
 pub use jepsen_ops::JepsenOps;
 pub use kv::DstKv;
-pub use model::{Element, Model, Seen};
+pub use model::{Access, Element, Model, Seen};
 pub use mutex::{Mutex, MutexOp};
 pub use queue::{FifoQueue, QueueOp, QueueOutput, UnorderedQueue};
 pub use register::{Register, RegisterOp, RegisterOutput, RegisterValue};
@@ -54,20 +66,35 @@ pub use string_kv::{StrKvOp, StrKvOutput, StringKv};
 
 use search::KeyResult;
 use std::collections::BTreeMap;
+use unique_values::KeyVerdict;
 
-/// Search steps allowed per key before the verdict is `Unknown`.
+/// Search steps allowed per key before the verdict is `Unknown`, where the
+/// checker runs at the end of every simulated run.
 pub const DEFAULT_BUDGET_PER_KEY: u64 = 2_000_000;
+
+/// Search steps allowed per key by `dst check`, which checks one history a
+/// user waits for: about a minute of the search on a hard history (see the
+/// README for how it was chosen).
+pub const CHECK_BUDGET_PER_KEY: u64 = 500_000_000;
+
+/// The memory the search's cache may take on one key, in MiB: room for
+/// [`CHECK_BUDGET_PER_KEY`] steps on the hardest histories measured.
+pub const DEFAULT_MEMO_MIB_MAX: u64 = 8192;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
     /// Model steps the search may take on one key.
     pub budget_per_key: u64,
+    /// Bytes the search's cache of explored configurations may take on one
+    /// key, as estimated from what it stores (see the README).
+    pub memo_bytes_max: u64,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             budget_per_key: DEFAULT_BUDGET_PER_KEY,
+            memo_bytes_max: DEFAULT_MEMO_MIB_MAX << 20,
         }
     }
 }
@@ -89,99 +116,202 @@ pub struct Failure {
 pub enum Outcome {
     Linearizable,
     NotLinearizable(Failure),
-    /// The budget ran out on some key and no key was found illegal.
+    /// A limit ran out on some key and no key was found illegal.
     Unknown {
         key: String,
         reason: String,
+        limit: Limit,
     },
+}
+
+/// What stopped a search short of a verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// It took `budget_per_key` steps.
+    Budget,
+    /// Its cache reached `memo_bytes_max`.
+    Memo,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checked {
     pub outcome: Outcome,
-    /// Ops searched (unknown-outcome reads are left out: they constrain
+    /// Ops checked (unknown-outcome reads are left out: they constrain
     /// nothing; so are writes nothing could have observed).
     pub ops: usize,
-    /// Keys searched before the verdict was reached.
+    /// Keys checked before the verdict was reached.
     pub keys: usize,
+    /// Of those, keys decided without a search because every write's
+    /// value on them was unique.
+    pub keys_without_search: usize,
     /// Model steps taken over all keys.
     pub steps: u64,
 }
 
+/// One key's ops: all of them but unknown-outcome reads, and of those the
+/// ones the search takes with what was seen of each.
+struct Part<K> {
+    key: K,
+    all: Vec<usize>,
+    searched: Vec<usize>,
+    seen: Vec<Seen>,
+}
+
+/// One key's verdict.
+enum KeyOutcome {
+    Linearizable,
+    Illegal(Failure),
+    Unknown(String, Limit),
+}
+
 /// Check `history` against `model`.
 pub fn check<M: Model>(model: &M, history: &History<M::Input, M::Output>, opts: &Options) -> Checked {
-    let mut parts: BTreeMap<M::Key, Vec<usize>> = BTreeMap::new();
-    for (i, op) in history.ops.iter().enumerate() {
-        if !op.is_completed() && model.is_read(&op.input) {
-            continue;
-        }
-        parts.entry(model.key(&op.input)).or_default().push(i);
-    }
-    // Per key: the ops to search and what was seen of each.
-    let mut parts: Vec<(M::Key, Vec<usize>, Vec<Seen>)> = parts
-        .into_iter()
-        .map(|(key, idx)| {
-            let ops: Vec<&Op<M::Input, M::Output>> = idx.iter().map(|&i| &history.ops[i]).collect();
-            let seen = model.seen(&ops);
-            let (kept, seen): (Vec<usize>, Vec<Seen>) =
-                idx.into_iter().zip(seen).filter(|(_, s)| *s != Seen::Never).unzip();
-            (key, kept, seen)
-        })
-        .collect();
-    // Cheapest first; the sort is stable, so ties keep key order.
-    parts.sort_by_key(|(_, ops, _)| ops.len());
+    let parts = partition(model, history);
     let mut checked = Checked {
         outcome: Outcome::Linearizable,
-        ops: parts.iter().map(|(_, ops, _)| ops.len()).sum(),
+        ops: parts.iter().map(|p| p.searched.len()).sum(),
         keys: 0,
+        keys_without_search: 0,
         steps: 0,
     };
-    for (key, idx, seen) in &parts {
+    for part in &parts {
         checked.keys += 1;
-        let ops: Vec<&Op<M::Input, M::Output>> = idx.iter().map(|&i| &history.ops[i]).collect();
-        let mut steps = 0;
-        let result = search::search(model, &ops, seen, &mut steps, opts.budget_per_key);
-        checked.steps += steps;
-        match result {
-            KeyResult::Linearizable => {}
-            KeyResult::Illegal {
-                linearized,
-                unplaced,
-                state,
-            } => {
-                // A write dated by what saw it stands for the op that saw it.
-                let unplaced = match seen[unplaced] {
-                    Seen::Before(at) => ops
-                        .iter()
-                        .position(|o| o.is_completed() && o.complete == Some(at))
-                        .unwrap_or(unplaced),
-                    _ => unplaced,
-                };
-                checked.outcome = Outcome::NotLinearizable(Failure {
-                    key: model.describe_key(key),
-                    linearized: linearized.into_iter().map(|j| idx[j]).collect(),
-                    unplaced: idx[unplaced],
-                    state: model.describe_state(&state),
-                });
+        let outcome = match without_search(model, history, part) {
+            Some(outcome) => {
+                checked.keys_without_search += 1;
+                outcome
+            }
+            None => search_key(model, history, part, opts, &mut checked.steps),
+        };
+        match outcome {
+            KeyOutcome::Linearizable => {}
+            KeyOutcome::Illegal(f) => {
+                checked.outcome = Outcome::NotLinearizable(f);
                 return checked;
             }
-            KeyResult::GaveUp => {
+            KeyOutcome::Unknown(reason, limit) => {
                 if checked.outcome == Outcome::Linearizable {
-                    let unknown = ops.iter().filter(|o| !o.is_completed()).count();
-                    checked.outcome = Outcome::Unknown {
-                        key: model.describe_key(key),
-                        reason: format!(
-                            "gave up on key {} after {} search steps ({} ops, {unknown} with unknown outcome)",
-                            model.describe_key(key),
-                            opts.budget_per_key,
-                            ops.len()
-                        ),
-                    };
+                    let key = model.describe_key(&part.key);
+                    checked.outcome = Outcome::Unknown { key, reason, limit };
                 }
             }
         }
     }
     checked
+}
+
+/// The history by key, cheapest to search first (ties in key order).
+fn partition<M: Model>(model: &M, history: &History<M::Input, M::Output>) -> Vec<Part<M::Key>> {
+    let mut by_key: BTreeMap<M::Key, Vec<usize>> = BTreeMap::new();
+    for (i, op) in history.ops.iter().enumerate() {
+        if !op.is_completed() && model.is_read(&op.input) {
+            continue;
+        }
+        by_key.entry(model.key(&op.input)).or_default().push(i);
+    }
+    let mut parts: Vec<Part<M::Key>> = by_key
+        .into_iter()
+        .map(|(key, all)| {
+            let ops: Vec<&Op<M::Input, M::Output>> = all.iter().map(|&i| &history.ops[i]).collect();
+            let (searched, seen) = all
+                .iter()
+                .copied()
+                .zip(model.seen(&ops))
+                .filter(|(_, s)| *s != Seen::Never)
+                .unzip();
+            Part {
+                key,
+                all,
+                searched,
+                seen,
+            }
+        })
+        .collect();
+    parts.sort_by_key(|p| p.searched.len());
+    parts
+}
+
+/// The key decided in polynomial time, if its values are unique.
+fn without_search<M: Model>(
+    model: &M,
+    history: &History<M::Input, M::Output>,
+    part: &Part<M::Key>,
+) -> Option<KeyOutcome> {
+    let ops: Vec<&Op<M::Input, M::Output>> = part.all.iter().map(|&i| &history.ops[i]).collect();
+    Some(match unique_values::decide(model, &ops)? {
+        KeyVerdict::Linearizable => KeyOutcome::Linearizable,
+        KeyVerdict::Illegal {
+            linearized,
+            unplaced,
+            state,
+        } => KeyOutcome::Illegal(Failure {
+            key: model.describe_key(&part.key),
+            linearized: linearized.into_iter().map(|j| part.all[j]).collect(),
+            unplaced: part.all[unplaced],
+            state: model.describe_state(&state),
+        }),
+    })
+}
+
+/// The key searched; `steps` counts model steps over all keys.
+fn search_key<M: Model>(
+    model: &M,
+    history: &History<M::Input, M::Output>,
+    part: &Part<M::Key>,
+    opts: &Options,
+    steps: &mut u64,
+) -> KeyOutcome {
+    let ops: Vec<&Op<M::Input, M::Output>> = part.searched.iter().map(|&i| &history.ops[i]).collect();
+    let mut taken = 0;
+    let result = search::search(
+        model,
+        &ops,
+        &part.seen,
+        &mut taken,
+        opts.budget_per_key,
+        opts.memo_bytes_max,
+    );
+    *steps += taken;
+    let key = model.describe_key(&part.key);
+    let unknown = ops.iter().filter(|o| !o.is_completed()).count();
+    let size = format!("{} ops, {unknown} with unknown outcome", ops.len());
+    match result {
+        KeyResult::Linearizable => KeyOutcome::Linearizable,
+        KeyResult::Illegal {
+            linearized,
+            unplaced,
+            state,
+        } => {
+            // A write dated by what saw it stands for the op that saw it
+            // (one returning there that is not placed: others may tie).
+            let unplaced = match part.seen[unplaced] {
+                Seen::Before(at) => (0..ops.len())
+                    .find(|&j| ops[j].is_completed() && ops[j].complete == Some(at) && !linearized.contains(&j))
+                    .unwrap_or(unplaced),
+                _ => unplaced,
+            };
+            KeyOutcome::Illegal(Failure {
+                key,
+                linearized: linearized.into_iter().map(|j| part.searched[j]).collect(),
+                unplaced: part.searched[unplaced],
+                state: model.describe_state(&state),
+            })
+        }
+        KeyResult::GaveUp => KeyOutcome::Unknown(
+            format!(
+                "gave up on key {key} after {} search steps ({size})",
+                opts.budget_per_key
+            ),
+            Limit::Budget,
+        ),
+        KeyResult::MemoFull { entries, bytes } => KeyOutcome::Unknown(
+            format!(
+                "the search's memo table reached {entries} entries (about {:.1} MiB, its cap) on key {key} after {taken} search steps ({size})",
+                bytes as f64 / (1u64 << 20) as f64,
+            ),
+            Limit::Memo,
+        ),
+    }
 }
 
 /// One op for a human: what it did and who did it, positions named by

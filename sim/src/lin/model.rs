@@ -34,6 +34,24 @@ pub enum Seen {
     Before(u64),
 }
 
+/// What one op did to the state, for deciding histories in which every
+/// write's value is unique (see [`Model::access`]). States stand for the
+/// values: a register's state is its value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Access<S> {
+    /// Found the state to be `S` and left it so: a read that returned it.
+    Read(S),
+    /// Set the state to `S` without looking at it, and its output (if any)
+    /// does not depend on what was there: a register write, a put.
+    Write(S),
+    /// Found the state to be `from` and set it to `to`, in one step: a cas
+    /// that applied. With its outcome unknown, what it did if it applied.
+    Update { from: S, to: S },
+    /// Neither looked at the state nor changed it: a read whose output is
+    /// unknown.
+    Nothing,
+}
+
 /// A sequential specification. The search replays candidate orders of the
 /// history's operations through [`Model::step`] and memoizes the states it
 /// reaches, so states must compare and hash by value.
@@ -82,6 +100,33 @@ pub trait Model {
     /// [`Seen::OnlyByRefusals`] op may have affected.
     fn is_refusal(&self, _input: &Self::Input, _output: Option<&Self::Output>) -> bool {
         false
+    }
+
+    /// What `input` with `output` (`None`: outcome unknown) did to the
+    /// state, as far as [`Access`] can say it; `None` when it cannot (a cas
+    /// that did not apply, an append), and then the key is searched.
+    ///
+    /// Where every op of a key has an access, every [`Access::Write`] and
+    /// [`Access::Update`] sets a state no other op sets, and none sets the
+    /// initial state, reads name their writes and the key is decided in
+    /// polynomial time instead of searched. The access must agree with
+    /// [`Model::step`]: a `Read(s)` steps only from `s` and stays there, a
+    /// `Write(s)` steps from anywhere to `s`, an `Update` only from `from`,
+    /// to `to`. A verdict of linearizable is replayed through `step` before
+    /// it is given, so a wrong access costs a search, not a wrong verdict.
+    fn access(&self, _input: &Self::Input, _output: Option<&Self::Output>) -> Option<Access<Self::State>> {
+        None
+    }
+
+    /// [`Model::access`] of each of `ops` (one key's, in history order;
+    /// outputs of ops that did not complete count as unknown), or `None`
+    /// if some op has none. A model whose ops' accesses depend on the rest
+    /// of the history (an append, dated by the reads that saw it) answers
+    /// here instead.
+    fn accesses(&self, ops: &[&Op<Self::Input, Self::Output>]) -> Option<Vec<Access<Self::State>>> {
+        ops.iter()
+            .map(|o| self.access(&o.input, if o.is_completed() { o.output.as_ref() } else { None }))
+            .collect()
     }
 
     fn describe_key(&self, key: &Self::Key) -> String {

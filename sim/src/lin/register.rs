@@ -6,7 +6,7 @@
 //! Values are integers for Jepsen's logs and any EDN value for its
 //! history files: the model only compares, hashes and shows them.
 
-use super::model::Model;
+use super::model::{Access, Model};
 use std::fmt::{Debug, Display};
 use std::hash::Hash;
 
@@ -86,6 +86,20 @@ impl<V: RegisterValue> Model for Register<V> {
 
     fn is_blind_write(&self, input: &RegisterOp<V>) -> bool {
         matches!(input, RegisterOp::Write(_))
+    }
+
+    fn access(&self, input: &RegisterOp<V>, output: Option<&RegisterOutput<V>>) -> Option<Access<Option<V>>> {
+        Some(match (input, output) {
+            (RegisterOp::Read, None) => Access::Nothing,
+            (RegisterOp::Read, Some(RegisterOutput::Read(v))) => Access::Read(v.clone()),
+            (RegisterOp::Write(v), None | Some(RegisterOutput::Done)) => Access::Write(Some(v.clone())),
+            (RegisterOp::Cas(old, new), None | Some(RegisterOutput::Done)) => Access::Update {
+                from: Some(old.clone()),
+                to: Some(new.clone()),
+            },
+            // An output the op can never return: the search says so.
+            _ => return None,
+        })
     }
 
     fn describe_key(&self, _key: &()) -> String {

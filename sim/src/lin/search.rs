@@ -6,7 +6,7 @@
 //! linearized ops is explicit, so no history can overflow the thread stack.
 
 use super::history::Op;
-use super::memo::{Bits, Memo, Restriction};
+use super::memo::{Admit, Bits, Memo, Restriction};
 use super::model::{Model, Seen};
 
 /// How one key's search ended.
@@ -22,6 +22,12 @@ pub(crate) enum KeyResult<S> {
     },
     /// The step budget ran out first.
     GaveUp,
+    /// The memo table reached its cap first: `entries` configurations in
+    /// about `bytes` bytes.
+    MemoFull {
+        entries: usize,
+        bytes: u64,
+    },
 }
 
 const NONE: u32 = u32::MAX;
@@ -130,13 +136,15 @@ impl Links {
 
 /// Search one key's ops (all of one partition), given what was seen of
 /// each ([`Seen`]). `steps` counts model steps across keys; the search
-/// gives up once it passes `limit`.
+/// gives up once it passes `limit`, or once its memo table would pass
+/// `memo_bytes_max`.
 pub(crate) fn search<M: Model>(
     model: &M,
     ops: &[&Op<M::Input, M::Output>],
     seen: &[Seen],
     steps: &mut u64,
     limit: u64,
+    memo_bytes_max: u64,
 ) -> KeyResult<M::State> {
     let has_output: Vec<bool> = ops.iter().map(|o| o.is_completed()).collect();
     let ret_at: Vec<Option<u64>> = ops
@@ -168,7 +176,7 @@ pub(crate) fn search<M: Model>(
     let mut after_lurker = false;
     let mut left = completed.iter().filter(|c| **c).count();
     let mut links = Links::new(ops, &ret_at);
-    let mut memo: Memo<M::State> = Memo::default();
+    let mut memo: Memo<M::State> = Memo::new(memo_bytes_max);
     let mut bits = Bits::new(ops.len());
     let mut state = model.init();
     let mut stack: Vec<Frame<M::State>> = Vec::new();
@@ -207,7 +215,14 @@ pub(crate) fn search<M: Model>(
                             (false, true) => Restriction::NoBlindWrite,
                             (false, false) => Restriction::None,
                         };
-                        if memo.admit(&bits, &next_state, level) {
+                        let admit = memo.admit(&bits, &next_state, level);
+                        if admit == Admit::Full {
+                            return KeyResult::MemoFull {
+                                entries: memo.entries(),
+                                bytes: memo.bytes(),
+                            };
+                        }
+                        if admit == Admit::Explore {
                             let prior = std::mem::replace(&mut state, next_state);
                             stack.push(Frame {
                                 call: node,

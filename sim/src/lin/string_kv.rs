@@ -2,7 +2,7 @@
 //! histories): every key starts as "", `put` sets it, `append` concatenates,
 //! `get` returns it.
 
-use super::model::Model;
+use super::model::{Access, Model};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum StrKvOp {
@@ -58,6 +58,18 @@ impl Model for StringKv {
 
     fn is_blind_write(&self, input: &StrKvOp) -> bool {
         matches!(input, StrKvOp::Put(..))
+    }
+
+    /// An append's value is the state it found and more; which part is
+    /// the append's own a read cannot tell in general, so keys with appends
+    /// are searched.
+    fn access(&self, input: &StrKvOp, output: Option<&StrKvOutput>) -> Option<Access<String>> {
+        match (input, output) {
+            (StrKvOp::Get(_), None) => Some(Access::Nothing),
+            (StrKvOp::Get(_), Some(StrKvOutput::Value(v))) => Some(Access::Read(v.clone())),
+            (StrKvOp::Put(_, v), None | Some(StrKvOutput::Done)) => Some(Access::Write(v.clone())),
+            _ => None,
+        }
     }
 
     fn describe_op(&self, input: &StrKvOp, output: Option<&StrKvOutput>) -> String {

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 type KvHistory = History<KvOp, KvResult>;
 type KvOp_ = Op<KvOp, KvResult>;
 
-fn op<I, O>(client: u64, input: I, output: Option<O>, invoke: u64, complete: Option<u64>) -> Op<I, O> {
+pub(super) fn op<I, O>(client: u64, input: I, output: Option<O>, invoke: u64, complete: Option<u64>) -> Op<I, O> {
     Op {
         client,
         input,
@@ -156,12 +156,22 @@ fn an_exhausted_budget_is_unknown_with_its_reason() {
         clients: 5,
         unknown_min: 15,
         unknown_max: 15,
+        distinct_values: Some(5),
     };
+    // Repeated values: unique ones would be decided without a search.
     let mut h = register_history(3, shape);
     assert!(inject_stale_read(&mut h, 3));
-    let c = check(&Register::new(), &h, &Options { budget_per_key: 40 });
+    let c = check(
+        &Register::new(),
+        &h,
+        &Options {
+            budget_per_key: 40,
+            ..Options::default()
+        },
+    );
     match &c.outcome {
-        Outcome::Unknown { key, reason } => {
+        Outcome::Unknown { key, reason, limit } => {
+            assert_eq!(*limit, Limit::Budget);
             assert_eq!(key, "register");
             assert!(
                 reason.starts_with("gave up on key register after 40 search steps ("),
@@ -176,22 +186,33 @@ fn an_exhausted_budget_is_unknown_with_its_reason() {
 #[test]
 fn an_illegal_key_wins_over_a_smaller_key_that_ran_out_of_budget() {
     // Key 1: three concurrent appends read back in the order the search
-    // tries last, which a budget of 5 steps does not reach. Key 2: bigger,
-    // but its stale read shows at once.
+    // tries last, which a budget of 5 steps does not reach, and a cas that
+    // did not apply, which keeps the key from being decided without a
+    // search. Key 2: as big, but its stale read shows at once.
     let mut ops: Vec<_> = (1..=3).map(|v| op(v, append(1, v), done(), v, Some(10))).collect();
     ops.push(op(0, get(1), read(&[3, 2, 1]), 11, Some(12)));
+    let refused = KvOp::Cas {
+        key: 1,
+        expected: vec![9],
+        value: 9,
+    };
+    ops.push(op(4, refused, Some(KvResult::Cas { applied: false }), 13, Some(14)));
     ops.push(op(0, put(2, 1), done(), 20, Some(21)));
     ops.push(op(0, put(2, 2), done(), 22, Some(23)));
     for t in [24, 26, 28] {
         ops.push(op(1, get(2), read(&[1]), t, Some(t + 1)));
     }
     let h = History { ops };
-    let c = check(&DstKv, &h, &Options { budget_per_key: 5 });
+    let five_steps = Options {
+        budget_per_key: 5,
+        ..Options::default()
+    };
+    let c = check(&DstKv, &h, &five_steps);
     assert_eq!((failure(&c).key.as_str(), c.keys), ("2", 2));
     let key1 = History {
-        ops: h.ops[..4].to_vec(),
+        ops: h.ops[..5].to_vec(),
     };
-    let c = check(&DstKv, &key1, &Options { budget_per_key: 5 });
+    let c = check(&DstKv, &key1, &five_steps);
     assert!(matches!(c.outcome, Outcome::Unknown { .. }), "{c:?}");
     assert_eq!(check(&DstKv, &key1, &Options::default()).outcome, Outcome::Linearizable);
 }
@@ -203,6 +224,7 @@ fn generated_register_histories_are_decided_within_the_default_budget() {
         clients: 5,
         unknown_min: 10,
         unknown_max: 20,
+        distinct_values: None,
     };
     for seed in 0..60 {
         let mut h = register_history(seed, shape);
@@ -226,6 +248,7 @@ fn the_same_history_gives_the_same_verdict_and_steps() {
         clients: 4,
         unknown_min: 8,
         unknown_max: 8,
+        distinct_values: None,
     };
     let mut h = register_history(11, shape);
     inject_stale_read(&mut h, 1);
@@ -237,7 +260,7 @@ fn the_same_history_gives_the_same_verdict_and_steps() {
 
 /// The reported partial linearization is one: each op returns what the
 /// model says, and none is placed before an op that returned before it began.
-fn valid_prefix<M: Model>(model: &M, h: &History<M::Input, M::Output>, f: &Failure) -> bool {
+pub(super) fn valid_prefix<M: Model>(model: &M, h: &History<M::Input, M::Output>, f: &Failure) -> bool {
     let mut state = model.init();
     for (k, &i) in f.linearized.iter().enumerate() {
         let o = &h.ops[i];
@@ -430,7 +453,7 @@ fn cross_check<M: Simulated>(model: &M, seed: u64, histories: usize) -> (usize, 
 }
 
 /// [`valid_prefix`] on the failing key's ops alone.
-fn valid_prefix_for_key<M: Model>(model: &M, h: &History<M::Input, M::Output>, f: &Failure) -> bool {
+pub(super) fn valid_prefix_for_key<M: Model>(model: &M, h: &History<M::Input, M::Output>, f: &Failure) -> bool {
     let key = model.key(&h.ops[f.unplaced].input);
     f.linearized.iter().all(|&i| model.key(&h.ops[i].input) == key) && valid_prefix(model, h, f)
 }
@@ -466,7 +489,10 @@ fn parsers_never_panic_on_mangled_input() {
         .chars()
         .collect();
     let mut rng = ChaCha8Rng::seed_from_u64(9);
-    let small = Options { budget_per_key: 1_000 };
+    let small = Options {
+        budget_per_key: 1_000,
+        ..Options::default()
+    };
     for _ in 0..3_000 {
         for (i, base) in [jepsen, edn].into_iter().enumerate() {
             let mut text: Vec<char> = base.chars().collect();

@@ -1,0 +1,165 @@
+//! Keys whose written values are unique, decided without a search: the
+//! polynomial decision of [`super::reads_from`], an order it gives replayed
+//! through the model before it is believed, and, for a key that is not
+//! linearizable, the longest stretch of it from the start that is.
+
+use super::history::Op;
+use super::model::{Access, Model};
+use super::reads_from::{self, Decision, Item};
+
+/// The verdict on one key, with the failure in the search's own terms.
+pub(crate) enum KeyVerdict<S> {
+    Linearizable,
+    Illegal {
+        /// A linearization of every op the key had invoked before
+        /// `unplaced` returned, as op indices.
+        linearized: Vec<usize>,
+        /// The op whose return ends the longest linearizable stretch of
+        /// the key: its output is impossible after `linearized`.
+        unplaced: usize,
+        /// The state after `linearized`.
+        state: S,
+    },
+}
+
+/// `ops`: one key's, in history order, with unknown-outcome reads left out.
+/// `None` when the key's values are not unique, or when the decision could
+/// not be backed by a replay through the model: then the key is searched.
+pub(crate) fn decide<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>]) -> Option<KeyVerdict<M::State>> {
+    match linearization(model, ops)? {
+        Some(_) => Some(KeyVerdict::Linearizable),
+        None => explain(model, ops),
+    }
+}
+
+/// `Some(Some(order))`: linearizable, and `order` (indices into `ops`)
+/// replays; `Some(None)`: not linearizable.
+fn linearization<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>]) -> Option<Option<Vec<usize>>> {
+    let accesses = model.accesses(ops)?;
+    match reads_from::decide(&model.init(), &items(ops, &accesses)?) {
+        Decision::NotApplicable => None,
+        Decision::NotLinearizable(_) => Some(None),
+        Decision::Linearizable(order) => {
+            let complete = ops.iter().filter(|o| o.is_completed()).count();
+            let placed = order.iter().filter(|&&i| ops[i].is_completed()).count();
+            (placed == complete && replay(model, ops, &order).is_some()).then_some(Some(order))
+        }
+    }
+}
+
+/// The ops as the decision sees them; `None` for accesses that do not
+/// match the ops one to one, or an op that returns before it is invoked.
+fn items<'a, I, O, S>(ops: &[&Op<I, O>], accesses: &'a [Access<S>]) -> Option<Vec<Item<'a, S>>> {
+    if accesses.len() != ops.len() || ops.iter().any(|o| o.complete.is_some_and(|c| c < o.invoke)) {
+        return None;
+    }
+    let items = ops
+        .iter()
+        .zip(accesses)
+        .map(|(o, access)| Item {
+            access,
+            invoke: o.invoke,
+            returned: o.complete.filter(|_| o.is_completed()),
+        })
+        .collect();
+    Some(items)
+}
+
+/// Which rule a key that is not linearizable broke.
+#[cfg(test)]
+pub(crate) fn rule<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>]) -> Option<reads_from::Rule> {
+    let accesses = model.accesses(ops)?;
+    match reads_from::decide(&model.init(), &items(ops, &accesses)?) {
+        Decision::NotLinearizable(rule) => Some(rule),
+        _ => None,
+    }
+}
+
+/// The state after `order`, if each op in it steps from the state before
+/// (with its output, where it completed), none comes after an op it
+/// returned before, and none comes twice.
+fn replay<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>], order: &[usize]) -> Option<M::State> {
+    let mut state = model.init();
+    let mut invoked_last = None;
+    let mut seen = vec![false; ops.len()];
+    for &i in order {
+        let o = ops[i];
+        let returned = o.complete.filter(|_| o.is_completed());
+        if std::mem::replace(&mut seen[i], true) || returned.is_some_and(|r| Some(r) < invoked_last) {
+            return None;
+        }
+        invoked_last = invoked_last.max(Some(o.invoke));
+        let output = if o.is_completed() { o.output.as_ref() } else { None };
+        state = model.step(&state, &o.input, output)?;
+    }
+    Some(state)
+}
+
+/// Cut the key after its first `k` events (invokes and returns, by
+/// position; at one position invokes first, so that a cut holds every op
+/// that may come before an op it holds the return of). Linearizability
+/// only gets lost as `k` grows, and only at a return, so a binary search
+/// finds the return that loses it, and the cut before it gives an order of
+/// everything invoked until then, after which that return is impossible.
+fn explain<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>]) -> Option<KeyVerdict<M::State>> {
+    let n = ops.len();
+    let mut events: Vec<(u64, bool, usize)> = (0..n).map(|i| (ops[i].invoke, false, i)).collect();
+    events.extend(
+        (0..n)
+            .filter(|&i| ops[i].is_completed())
+            .map(|i| (ops[i].complete.unwrap_or(0), true, i)),
+    );
+    events.sort_unstable();
+    let (mut invoked_at, mut returned_at) = (vec![0; n], vec![usize::MAX; n]);
+    for (k, &(_, ret, i)) in events.iter().enumerate() {
+        if ret {
+            returned_at[i] = k;
+        } else {
+            invoked_at[i] = k;
+        }
+    }
+    let pending: Vec<Op<M::Input, M::Output>> = ops
+        .iter()
+        .map(|o| Op {
+            client: o.client,
+            input: o.input.clone(),
+            output: None,
+            invoke: o.invoke,
+            complete: None,
+        })
+        .collect();
+    let cut = |k: usize| {
+        let kept: Vec<usize> = (0..n)
+            .filter(|&i| invoked_at[i] < k && (returned_at[i] < k || !model.is_read(&ops[i].input)))
+            .collect();
+        let sub: Vec<&Op<M::Input, M::Output>> = kept
+            .iter()
+            .map(|&i| if returned_at[i] < k { ops[i] } else { &pending[i] })
+            .collect();
+        let order = linearization(model, &sub)?;
+        Some(order.map(|o| o.into_iter().map(|j| kept[j]).collect::<Vec<usize>>()))
+    };
+    // cut(lo) is linearizable, cut(hi) is not.
+    let (mut lo, mut hi, mut witness) = (0, events.len(), Vec::new());
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        match cut(mid)? {
+            Some(order) => (lo, witness) = (mid, order),
+            None => hi = mid,
+        }
+    }
+    let (_, is_return, unplaced) = *events.get(hi.checked_sub(1)?)?;
+    if !is_return || witness.contains(&unplaced) {
+        return None;
+    }
+    let state = replay(model, ops, &witness)?;
+    let x = ops[unplaced];
+    model
+        .step(&state, &x.input, x.output.as_ref())
+        .is_none()
+        .then_some(KeyVerdict::Illegal {
+            linearized: witness,
+            unplaced,
+            state,
+        })
+}
