@@ -1,7 +1,8 @@
 //! `dst bench`: seeds/s and events/s per scenario on one thread, and in the
 //! same run a bare madsim message loop with the same node count and the same
-//! number of messages per seed, so the ratio is the harness's overhead.
-//! Numbers are measured and printed, never asserted.
+//! number of messages per seed, so the ratio is the harness's overhead; then
+//! the linearizability checker ([`super::bench_checker`]). Numbers are
+//! measured and printed, never asserted.
 
 use super::Exit;
 use crate::registry::Registry;
@@ -80,7 +81,7 @@ pub fn main(reg: &Registry, seeds: u64, only: &[String], json: bool) -> Exit {
     let traced = scenarios
         .iter()
         .find(|s| s.invariants.iter().any(|i| i == "linearizable"));
-    let checker = match checker(reg, traced, seeds, json) {
+    let checker = match super::bench_checker::rows(reg, traced, seeds, json) {
         Ok(rows) => rows,
         Err(e) => return Exit::Bad(e),
     };
@@ -88,101 +89,6 @@ pub fn main(reg: &Registry, seeds: u64, only: &[String], json: bool) -> Exit {
         crate::outln!("{}", serde_json::json!({ "rows": rows, "checker": checker }));
     }
     Exit::Clean
-}
-
-#[derive(serde::Serialize)]
-struct CheckerRow {
-    histories: String,
-    count: usize,
-    ops_per_history: f64,
-    ops_per_s: f64,
-    p50_us: f64,
-    p99_us: f64,
-    linearizable: usize,
-    not_linearizable: usize,
-    unknown: usize,
-}
-
-/// The linearizability checker's throughput on one thread: generated
-/// 100-op single-register histories with 5 clients and 10-20 unknown
-/// outcomes (as generated, then each with an injected stale read), and the
-/// client histories of `seeds` runs of the first benched scenario that
-/// checks `linearizable`, checked offline.
-fn checker(reg: &Registry, traced: Option<&Scenario>, seeds: u64, json: bool) -> Result<Vec<CheckerRow>, String> {
-    use crate::lin::gen::{inject_stale_read, register_history, Shape};
-    use crate::lin::{check, DstHistory, DstKv, Options, Outcome, Register};
-    const GENERATED: u64 = 500;
-    let shape = Shape {
-        ops: 100,
-        clients: 5,
-        unknown_min: 10,
-        unknown_max: 20,
-        distinct_values: None,
-    };
-    let opts = Options::default();
-    let (mut clean, mut stale, mut traced_runs) = (Vec::new(), Vec::new(), Vec::new());
-    for seed in 0..GENERATED {
-        let mut h = register_history(seed, shape);
-        let start = Instant::now();
-        let c = check(&Register::new(), &h, &opts);
-        clean.push((start.elapsed().as_secs_f64(), h.ops.len(), c.outcome));
-        if inject_stale_read(&mut h, seed) {
-            let start = Instant::now();
-            let c = check(&Register::new(), &h, &opts);
-            stale.push((start.elapsed().as_secs_f64(), h.ops.len(), c.outcome));
-        }
-    }
-    for seed in (0..seeds).filter(|_| traced.is_some()) {
-        let scenario = traced.expect("filtered");
-        let (out, _) = run_seed(reg, scenario, seed, &[], None)?;
-        let start = Instant::now();
-        let mut history = DstHistory::default();
-        for e in out.trace.events() {
-            history
-                .push(e)
-                .map_err(|m| format!("{} seed {seed}: {m}", scenario.name))?;
-        }
-        let h = history.finish();
-        let c = check(&DstKv, &h, &opts);
-        traced_runs.push((start.elapsed().as_secs_f64(), h.ops.len(), c.outcome));
-    }
-    let row = |name: &str, runs: Vec<(f64, usize, Outcome)>| {
-        let mut times: Vec<f64> = runs.iter().map(|r| r.0).collect();
-        times.sort_by(f64::total_cmp);
-        let rank = |p: f64| times[((p * times.len() as f64).ceil() as usize).clamp(1, times.len()) - 1] * 1e6;
-        let ops: usize = runs.iter().map(|r| r.1).sum();
-        let count = |f: fn(&Outcome) -> bool| runs.iter().filter(|r| f(&r.2)).count();
-        CheckerRow {
-            histories: name.to_string(),
-            count: runs.len(),
-            ops_per_history: ops as f64 / runs.len() as f64,
-            ops_per_s: ops as f64 / times.iter().sum::<f64>(),
-            p50_us: rank(0.5),
-            p99_us: rank(0.99),
-            linearizable: count(|o| *o == Outcome::Linearizable),
-            not_linearizable: count(|o| matches!(o, Outcome::NotLinearizable(_))),
-            unknown: count(|o| matches!(o, Outcome::Unknown { .. })),
-        }
-    };
-    let traces = format!("{} traces", traced.map_or("no", |s| s.name.as_str()));
-    let rows: Vec<CheckerRow> = [
-        ("register, 10-20 unknown", clean),
-        ("register + stale read", stale),
-        (traces.as_str(), traced_runs),
-    ]
-    .into_iter()
-    .filter(|(_, runs)| !runs.is_empty())
-    .map(|(name, runs)| row(name, runs))
-    .collect();
-    if !json {
-        for r in &rows {
-            crate::outln!(
-                "checker {:<24} {:>4} histories {:>6.0} ops each  {:>10.0} ops/s  p50 {:>8.1} us  p99 {:>8.1} us | {} linearizable, {} not, {} unknown",
-                r.histories, r.count, r.ops_per_history, r.ops_per_s, r.p50_us, r.p99_us, r.linearizable, r.not_linearizable, r.unknown
-            );
-        }
-    }
-    Ok(rows)
 }
 
 /// N madsim nodes passing `messages` datagrams between random peers over

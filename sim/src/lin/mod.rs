@@ -43,6 +43,7 @@ mod string_kv;
 mod unique_values;
 
 pub mod gen;
+pub mod gen_kv;
 
 #[cfg(test)]
 mod brute;
