@@ -229,18 +229,13 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
     let same_hash = out.trace.hash_hex() == r.trace_hash;
     // A compact report's saved events are a window; where the replay
     // hashes the same, the whole saved trace is the replayed one.
-    let whole = match (&r.window, same_hash) {
-        (None, _) => Some(r.clone()),
-        (Some(_), true) => {
-            let mut w = r.clone();
-            w.trace = out.trace.events().to_vec();
-            w.window = None;
-            Some(w)
-        }
+    let whole: Option<&[crate::event::Event]> = match (&r.window, same_hash) {
+        (None, _) => Some(&r.trace),
+        (Some(_), true) => Some(out.trace.events()),
         (Some(_), false) => None,
     };
-    let (offline_agrees, offline) = match &whole {
-        Some(w) => offline_verdict(reg, &scenario, w),
+    let (offline_agrees, offline) = match whole {
+        Some(trace) => offline_verdict(reg, &scenario, &r, trace),
         None => (
             true,
             "skipped (a compact report keeps only a window of its trace)".into(),
@@ -250,20 +245,25 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
     let saved = if r.is_compact() { "regenerated" } else { "saved" };
     let divergence = (!same_hash).then(|| first_divergence(out.trace.events(), &r)).flatten();
     let mut written = Vec::new();
-    if let Some(w) = &whole {
-        let pages = full.iter().map(|p| (p.clone(), false));
-        for (dest, page) in pages.chain(html.then(|| (crate::report::beside(path, "html"), true))) {
-            let wrote = if page {
-                crate::view::write_report_page(w, &dest)
-            } else {
-                let mut w = w.clone();
-                w.replay = format!("dst replay {}", dest.display());
-                w.write(&dest)
-            };
-            match wrote {
-                Ok(()) => written.push(dest),
-                Err(e) => return Exit::Bad(e),
+    if let Some(trace) = whole.filter(|_| full.is_some() || html) {
+        let mut w = Report {
+            trace: trace.to_vec(),
+            window: None,
+            ..r.clone()
+        };
+        if html {
+            let dest = crate::report::beside(path, "html");
+            if let Err(e) = crate::view::write_report_page(&w, &dest) {
+                return Exit::Bad(e);
             }
+            written.push(dest);
+        }
+        if let Some(dest) = full {
+            w.replay = format!("dst replay {}", dest.display());
+            if let Err(e) = w.write(&dest) {
+                return Exit::Bad(e);
+            }
+            written.push(dest);
         }
     } else if full.is_some() || html {
         crate::errln!("dst: the replay differs from the report, so its whole trace is not written");
@@ -314,9 +314,10 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
     }
 }
 
-/// Re-check the report's saved trace with the scenario's checkers, offline.
-/// Whether it agrees with the recorded verdict, and what it found.
-fn offline_verdict(reg: &Registry, scenario: &Scenario, r: &Report) -> (bool, String) {
+/// Re-check `trace` (the report's whole trace: saved, or regenerated for a
+/// compact report) with the scenario's checkers, offline. Whether it agrees
+/// with the recorded verdict, and what it found.
+fn offline_verdict(reg: &Registry, scenario: &Scenario, r: &Report, trace: &[crate::event::Event]) -> (bool, String) {
     if r.verdict.status == crate::world::Status::Error {
         return (true, "skipped (the run ended in an error)".into());
     }
@@ -324,7 +325,7 @@ fn offline_verdict(reg: &Registry, scenario: &Scenario, r: &Report) -> (bool, St
         Ok(c) => c,
         Err(e) => return (false, format!("impossible ({e})")),
     };
-    match crate::check::check_trace(&r.trace, checkers, r.stats.sim_ns) {
+    match crate::check::check_trace(trace, checkers, r.stats.sim_ns) {
         Ok(()) if r.verdict.status == crate::world::Status::Pass => (true, "pass, as recorded".into()),
         Ok(()) => (false, "pass, but the report records a violation".into()),
         Err(v) if r.verdict.invariant.as_deref() == Some(v.invariant.as_str()) && r.verdict.evidence == v.evidence => {

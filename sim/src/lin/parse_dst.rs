@@ -30,10 +30,10 @@ pub fn of_report(report: &Report) -> Result<History<KvOp, KvResult>, ParseError>
 /// Parse a report or event lines; the error names the first bad line (a
 /// report's errors are the file's as a whole).
 pub fn parse(text: &str) -> Result<History<KvOp, KvResult>, ParseError> {
-    let mut h = DstHistory::default();
     if is_report(text) {
         return of_report(&Report::parse(text).map_err(ParseError::whole)?);
     }
+    let mut h = DstHistory::default();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;

@@ -88,22 +88,6 @@ impl Report {
         self.window.is_some()
     }
 
-    /// The event numbered `i`, if the report keeps it.
-    pub fn event(&self, i: u64) -> Option<&Event> {
-        event_at(&self.trace, i)
-    }
-
-    /// The same report keeping only the window around its evidence. A
-    /// compact report stays as it is.
-    pub fn compact(mut self) -> Report {
-        if self.window.is_none() {
-            let (trace, window) = cut(&self.trace, &self.verdict.evidence);
-            self.trace = trace;
-            self.window = Some(window);
-        }
-        self
-    }
-
     /// Checks a compact report's window: events in order, inside the run,
     /// and matching their hash. The error says what is wrong.
     pub(super) fn check_window(&self, w: &Window) -> Result<(), String> {
