@@ -1,5 +1,9 @@
 //! `dst`: run, fuzz, replay and measure deterministic simulations.
 
+// Counts heap bytes per thread, for `dst bench`'s peak memory per run.
+#[global_allocator]
+static ALLOC: sim::mem::Counting = sim::mem::Counting;
+
 fn main() -> std::process::ExitCode {
     sim::cli::main(dst::registry())
 }

@@ -15,7 +15,7 @@ fn an_oversized_report_says_so_instead_of_being_written() {
         full_trace: true,
         gzip: false,
     };
-    let report = runner::report(&out, class, &scenario, 0, &[], wall, &path, full);
+    let report = runner::report(&reg, &out, class, &scenario, 0, &[], wall, &path, full).unwrap();
     let whole = report.encode(usize::MAX).unwrap();
     assert!(whole.len() > 1000);
     let e = report.encode(whole.len() - 1).unwrap_err();

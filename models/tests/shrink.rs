@@ -27,8 +27,8 @@ fn found(reg: &Registry, dir: &std::path::Path) -> PathBuf {
     assert_eq!(cause(&out).as_deref(), Some("state-machine-safety"));
     let path = dir.join("found.json");
     let class = reg.classify(&out, &s, &bugs);
-    runner::report(&out, class, &s, 0, &bugs, ms, &path, Default::default())
-        .write(&path)
+    runner::report(reg, &out, class, &s, 0, &bugs, ms, &path, Default::default())
+        .and_then(|r| r.write(&path))
         .unwrap();
     path
 }

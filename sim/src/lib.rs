@@ -20,6 +20,7 @@ pub mod hash;
 pub mod interrupt;
 pub mod lin;
 pub mod machine;
+pub mod mem;
 pub mod nemesis;
 pub mod net;
 pub mod one_line;

@@ -195,6 +195,8 @@ fn a_liveness_phase_past_the_end_of_time_runs_until_the_budget_stops_it() {
             plan: Some(vec![]),
             calm: Default::default(),
             checkers: vec![],
+            keep: sim::trace::Keep::All,
+            hash: Default::default(),
         },
         |_| Stuck {
             how: Loop::Tick,

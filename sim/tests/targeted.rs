@@ -122,6 +122,8 @@ fn run(nodes: usize, plan: Vec<PlanEntry>) -> sim::RunOutcome {
             plan: Some(plan),
             calm: Default::default(),
             checkers: vec![],
+            keep: sim::trace::Keep::All,
+            hash: Default::default(),
         },
         |_| Replica::default(),
     );

@@ -72,6 +72,8 @@ fn run_plan(s: &Scenario, plan: Vec<PlanEntry>) -> sim::RunOutcome {
         plan: Some(plan),
         calm: Default::default(),
         checkers: vec![],
+        keep: sim::trace::Keep::All,
+        hash: Default::default(),
     };
     sim::run(spec, |_| Pinger {
         panic_at: None,
@@ -89,6 +91,8 @@ fn a_panic_in_a_model_becomes_an_error_verdict_with_its_event() {
             plan: None,
             calm: Default::default(),
             checkers: vec![],
+            keep: sim::trace::Keep::All,
+            hash: Default::default(),
         },
         |id| Pinger {
             panic_at: (id == 2).then_some(5),
@@ -114,6 +118,8 @@ fn an_exhausted_event_budget_ends_the_run_as_an_error() {
             plan: None,
             calm: Default::default(),
             checkers: vec![],
+            keep: sim::trace::Keep::All,
+            hash: Default::default(),
         },
         |_| Pinger {
             panic_at: None,
@@ -278,6 +284,8 @@ fn echo_run(workload: &str, seed: u64) -> sim::RunOutcome {
             plan: None,
             calm: Default::default(),
             checkers: vec![],
+            keep: sim::trace::Keep::All,
+            hash: Default::default(),
         },
         |_| Echo,
     )

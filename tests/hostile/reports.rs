@@ -51,14 +51,14 @@ fn judge_compact(text: &str) -> Result<(), TestCaseError> {
 fn rehash_window(v: &mut Json) {
     if let Ok(trace) = serde_json::from_value::<Vec<Event>>(v["trace"].clone()) {
         if v["window"].is_object() {
-            v["window"]["hash"] = sim::trace::Trace::hash_of(&trace).into();
+            v["window"]["hash"] = sim::trace::Trace::hash_of(&trace, sim::trace::TraceHash::Words).into();
         }
     }
 }
 
 fn rehash(v: &mut Json) {
     if let Ok(trace) = serde_json::from_value::<Vec<Event>>(v["trace"].clone()) {
-        v["trace_hash"] = sim::trace::Trace::hash_of(&trace).into();
+        v["trace_hash"] = sim::trace::Trace::hash_of(&trace, sim::trace::TraceHash::Words).into();
     }
 }
 

@@ -106,7 +106,8 @@ fn short_report(full_trace: bool) -> String {
             full_trace,
             gzip: false,
         };
-        let r = sim::runner::report(&out, class, &sc, 2, &[], wall_ms, Path::new("r.json"), style);
+        let r =
+            sim::runner::report(&reg, &out, class, &sc, 2, &[], wall_ms, Path::new("r.json"), style).expect("reports");
         serde_json::to_string(&r).expect("encodes")
     }
 }

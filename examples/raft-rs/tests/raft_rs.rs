@@ -159,8 +159,8 @@ fn the_v043_finding_replays_and_shrinks() {
     assert_eq!(class, sim::runner::Class::Expected);
     let dir = std::env::temp_dir().join(format!("raft-rs-shrink-{}", std::process::id()));
     let path = dir.join("found.json");
-    sim::runner::report(&out, class, &s, 0, &[], ms, &path, Default::default())
-        .write(&path)
+    sim::runner::report(&r, &out, class, &s, 0, &[], ms, &path, Default::default())
+        .and_then(|report| report.write(&path))
         .unwrap();
     let (report, _) = sim::runner::load_report(&r, &path).unwrap();
     let again = r.run(&s, report.seed, &[], Some(report.plan.clone())).unwrap();

@@ -122,7 +122,9 @@ pub enum Cmd {
     },
     /// Is a recorded history linearizable? Exit 0 yes, 1 no, 3 unknown, 2 malformed.
     Check(CheckArgs),
-    /// Seeds/s and events/s per scenario, beside a bare madsim message loop.
+    /// Seeds/s, events/s, simulated/real time and peak memory per scenario,
+    /// beside a bare madsim message loop; a scaling table over nodes and
+    /// simulated time; the linearizability checker.
     Bench {
         /// Seeds per scenario.
         #[arg(long, default_value_t = 40)]
@@ -130,6 +132,19 @@ pub enum Cmd {
         /// Only these scenarios (repeatable), measured side by side.
         #[arg(long)]
         scenario: Vec<String>,
+        /// The scenario the scaling table resizes: by default the first one
+        /// measured; "none" skips the table.
+        #[arg(long)]
+        scale: Option<String>,
+        /// Node counts of the scaling table, comma-separated.
+        #[arg(long, default_value = "3,5,7,9", value_delimiter = ',')]
+        scale_nodes: Vec<usize>,
+        /// Simulated seconds of the scaling table, comma-separated.
+        #[arg(long, default_value = "10,100,1000", value_delimiter = ',')]
+        scale_seconds: Vec<u64>,
+        /// Seeds per cell of the scaling table.
+        #[arg(long, default_value_t = 1)]
+        scale_seeds: u64,
         #[arg(long)]
         json: bool,
     },

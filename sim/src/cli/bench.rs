@@ -21,40 +21,104 @@ struct Row {
     seeds: u64,
     seeds_per_s: f64,
     events_per_s: f64,
+    /// Simulated seconds per wall-clock second, on this one thread (core).
+    sim_per_real: f64,
+    /// The most heap one run held at once (none without the counting
+    /// allocator, see `sim::mem`).
+    peak_bytes: Option<u64>,
     messages_per_seed: u64,
     bare_seeds_per_s: f64,
     /// dst seeds/s divided by bare madsim seeds/s.
     ratio: f64,
 }
 
-pub fn main(reg: &Registry, seeds: u64, only: &[String], json: bool) -> Exit {
-    let scenarios: Vec<Scenario> = if only.is_empty() {
+/// One cell of the scaling table: a scenario resized to `nodes` nodes and
+/// `seconds` of simulated time.
+#[derive(serde::Serialize)]
+struct Cell {
+    nodes: usize,
+    seconds: u64,
+    seeds: u64,
+    events_per_seed: u64,
+    wall_s_per_seed: f64,
+    events_per_s: f64,
+    sim_per_real: f64,
+    peak_bytes: Option<u64>,
+}
+
+/// What `dst bench` measures.
+pub struct Plan<'a> {
+    pub seeds: u64,
+    pub only: &'a [String],
+    /// The scenario the scaling table resizes (a name, or "none" to skip
+    /// it); by default the first one measured.
+    pub scale: Option<String>,
+    pub scale_nodes: Vec<usize>,
+    pub scale_seconds: Vec<u64>,
+    pub scale_seeds: u64,
+    pub json: bool,
+}
+
+/// What runs of a scenario cost, on this thread.
+struct Cost {
+    wall_s: f64,
+    events: u64,
+    messages: u64,
+    sim_ns: u64,
+    peak: Option<u64>,
+}
+
+fn measure(reg: &Registry, s: &Scenario, seeds: u64) -> Result<Cost, String> {
+    let mut c = Cost {
+        wall_s: 0.0,
+        events: 0,
+        messages: 0,
+        sim_ns: 0,
+        peak: None,
+    };
+    for seed in 0..seeds {
+        let mark = crate::mem::mark();
+        let start = Instant::now();
+        let (out, _) = run_seed(reg, s, seed, &[], None)?;
+        c.wall_s += start.elapsed().as_secs_f64();
+        let peak = crate::mem::peak_since(mark);
+        c.peak = c.peak.max(peak);
+        c.events += out.trace.len() as u64;
+        c.messages += out.messages;
+        c.sim_ns += out.sim_ns;
+    }
+    Ok(c)
+}
+
+pub fn main(reg: &Registry, plan: &Plan) -> Exit {
+    let scenarios: Vec<Scenario> = if plan.only.is_empty() {
         reg.scenarios().to_vec()
     } else {
-        match only.iter().map(|n| reg.load(n)).collect() {
+        match plan.only.iter().map(|n| reg.load(n)).collect() {
             Ok(s) => s,
             Err(e) => return Exit::Bad(e),
         }
     };
-    if seeds == 0 {
-        return Exit::Bad("--seeds must be at least 1".into());
+    let seeds = plan.seeds;
+    if seeds == 0 || plan.scale_seeds == 0 {
+        return Exit::Bad("--seeds and --scale-seeds must be at least 1".into());
     }
+    let base = match plan.scale.as_deref() {
+        Some("none") => None,
+        Some(name) => match reg.load(name) {
+            Ok(s) => Some(s),
+            Err(e) => return Exit::Bad(e),
+        },
+        None => scenarios.first().cloned(),
+    };
     let mut rows = Vec::new();
     let w = scenarios.iter().map(|s| s.name.len()).max().unwrap_or(0);
     for s in &scenarios {
-        let (mut events, mut messages) = (0u64, 0u64);
-        let start = Instant::now();
-        for seed in 0..seeds {
-            match run_seed(reg, s, seed, &[], None) {
-                Ok((out, _)) => {
-                    events += out.trace.len() as u64;
-                    messages += out.messages;
-                }
-                Err(e) => return Exit::Bad(e),
-            }
-        }
-        let dst_s = start.elapsed().as_secs_f64();
-        let per_seed = messages / seeds;
+        let c = match measure(reg, s, seeds) {
+            Ok(c) => c,
+            Err(e) => return Exit::Bad(e),
+        };
+        let per_seed = c.messages / seeds;
         let start = Instant::now();
         for seed in 0..seeds {
             bare_loop(seed, s.nodes, per_seed);
@@ -64,31 +128,115 @@ pub fn main(reg: &Registry, seeds: u64, only: &[String], json: bool) -> Exit {
             scenario: s.name.clone(),
             nodes: s.nodes,
             seeds,
-            seeds_per_s: seeds as f64 / dst_s,
-            events_per_s: events as f64 / dst_s,
+            seeds_per_s: seeds as f64 / c.wall_s,
+            events_per_s: c.events as f64 / c.wall_s,
+            sim_per_real: c.sim_ns as f64 / 1e9 / c.wall_s,
+            peak_bytes: c.peak,
             messages_per_seed: per_seed,
             bare_seeds_per_s: seeds as f64 / bare_s,
-            ratio: bare_s / dst_s,
+            ratio: bare_s / c.wall_s,
         };
-        if !json {
+        if !plan.json {
             crate::outln!(
-                "{:<w$} {} nodes  {:>7.1} seeds/s  {:>10.0} events/s  {:>6} msgs/seed | bare madsim {:>7.1} seeds/s | ratio {:.2}",
-                row.scenario, row.nodes, row.seeds_per_s, row.events_per_s, row.messages_per_seed, row.bare_seeds_per_s, row.ratio
+                "{:<w$} {} nodes  {:>7.1} seeds/s  {:>10.0} events/s  {:>6.0}x real time  peak {:>8}  {:>6} msgs/seed | bare madsim {:>7.1} seeds/s | ratio {:.2}",
+                row.scenario, row.nodes, row.seeds_per_s, row.events_per_s, row.sim_per_real, mib(row.peak_bytes), row.messages_per_seed, row.bare_seeds_per_s, row.ratio
             );
         }
         rows.push(row);
     }
+    let scale = match &base {
+        Some(b) => match scaling(reg, b, plan) {
+            Ok(cells) => cells,
+            Err(e) => return Exit::Bad(e),
+        },
+        None => Vec::new(),
+    };
+    if let (Some(b), false) = (&base, plan.json) {
+        print_scaling(b, &scale, plan);
+    }
     let traced = scenarios
         .iter()
         .find(|s| s.invariants.iter().any(|i| i == "linearizable"));
-    let checker = match super::bench_checker::rows(reg, traced, seeds, json) {
+    let checker = match super::bench_checker::rows(reg, traced, seeds, plan.json) {
         Ok(rows) => rows,
         Err(e) => return Exit::Bad(e),
     };
-    if json {
-        crate::outln!("{}", serde_json::json!({ "rows": rows, "checker": checker }));
+    if plan.json {
+        crate::outln!(
+            "{}",
+            serde_json::json!({
+                "rows": rows,
+                "scaling": base.as_ref().map(|b| serde_json::json!({ "scenario": b.name, "cells": scale })),
+                "checker": checker,
+            })
+        );
     }
     Exit::Clean
+}
+
+fn mib(bytes: Option<u64>) -> String {
+    match bytes {
+        Some(b) => format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0)),
+        None => "n/a".into(),
+    }
+}
+
+/// The scaling table: `base` resized to each node count and simulated
+/// length (the liveness phase kept, the safety phase taking the rest), so
+/// cost shows against nodes x simulated time.
+fn scaling(reg: &Registry, base: &Scenario, plan: &Plan) -> Result<Vec<Cell>, String> {
+    let mut cells = Vec::new();
+    for &nodes in &plan.scale_nodes {
+        for &seconds in &plan.scale_seconds {
+            let mut s = base.clone();
+            s.nodes = nodes;
+            let total_ms = seconds.saturating_mul(1000);
+            s.liveness_ms = s.liveness_ms.min(total_ms / 2);
+            s.safety_ms = total_ms - s.liveness_ms;
+            s.event_budget = crate::bounds::EVENT_BUDGET_MAX;
+            reg.validate(&s, &[])
+                .map_err(|e| format!("scaling {} to {nodes} nodes and {seconds} s: {e}", base.name))?;
+            let c = measure(reg, &s, plan.scale_seeds)?;
+            let n = plan.scale_seeds;
+            cells.push(Cell {
+                nodes,
+                seconds,
+                seeds: n,
+                events_per_seed: c.events / n,
+                wall_s_per_seed: c.wall_s / n as f64,
+                events_per_s: c.events as f64 / c.wall_s,
+                sim_per_real: c.sim_ns as f64 / 1e9 / c.wall_s,
+                peak_bytes: c.peak,
+            });
+        }
+    }
+    Ok(cells)
+}
+
+fn print_scaling(base: &Scenario, cells: &[Cell], plan: &Plan) {
+    crate::outln!(
+        "\nscaling {} ({} seed(s) per cell): wall per seed, events per seed, simulated/real, peak heap",
+        base.name,
+        plan.scale_seeds
+    );
+    let mut head = format!("{:>7}", "nodes");
+    for s in &plan.scale_seconds {
+        head.push_str(&format!(" | {:>46}", format!("{s} s simulated")));
+    }
+    crate::outln!("{head}");
+    for &n in &plan.scale_nodes {
+        let mut line = format!("{n:>7}");
+        for c in cells.iter().filter(|c| c.nodes == n) {
+            line.push_str(&format!(
+                " | {:>8.3} s {:>9} ev {:>7.0}x {:>12}",
+                c.wall_s_per_seed,
+                c.events_per_seed,
+                c.sim_per_real,
+                mib(c.peak_bytes)
+            ));
+        }
+        crate::outln!("{line}");
+    }
 }
 
 /// N madsim nodes passing `messages` datagrams between random peers over

@@ -6,7 +6,7 @@ use crate::lin::gen::{inject_stale_read, register_history, Shape};
 use crate::lin::gen_kv::{kv_history, KvShape};
 use crate::lin::{check, DstHistory, DstKv, History, Model, Options, Outcome, Register};
 use crate::registry::Registry;
-use crate::runner::run_seed;
+use crate::runner::run_seed_with;
 use crate::scenario::Scenario;
 use std::time::Instant;
 
@@ -96,7 +96,11 @@ pub(super) fn rows(
     let mut traced_runs = Vec::new();
     for seed in (0..seeds).filter(|_| traced.is_some()) {
         let scenario = traced.expect("filtered");
-        let (out, _) = run_seed(reg, scenario, seed, &[], None)?;
+        let whole = crate::world::Overrides {
+            keep: crate::trace::Keep::All,
+            ..Default::default()
+        };
+        let (out, _) = run_seed_with(reg, scenario, seed, &[], whole)?;
         let start = Instant::now();
         let mut history = DstHistory::default();
         for e in out.trace.events() {

@@ -127,10 +127,12 @@ pub fn run(
             .then(|| style.path(runner::report_path(Path::new("reports"), &scenario.name, seed, bugs)))
     });
     let written = match &path {
-        Some(p) => match runner::report(&out, class, &scenario, seed, bugs, wall_ms, p, style).write(p) {
-            Ok(()) => Some(p.clone()),
-            Err(e) => return Exit::Bad(e),
-        },
+        Some(p) => {
+            match runner::report(reg, &out, class, &scenario, seed, bugs, wall_ms, p, style).and_then(|r| r.write(p)) {
+                Ok(()) => Some(p.clone()),
+                Err(e) => return Exit::Bad(e),
+            }
+        }
         None => None,
     };
     // The page is drawn from this run, whole, whatever the report keeps.
@@ -140,11 +142,9 @@ pub fn run(
             gzip: false,
         };
         let dest = crate::report::beside(p, "html");
-        crate::view::write_report_page(
-            &runner::report(&out, class, &scenario, seed, bugs, wall_ms, p, whole),
-            &dest,
-        )
-        .map(|()| dest)
+        runner::report(reg, &out, class, &scenario, seed, bugs, wall_ms, p, whole)
+            .and_then(|r| crate::view::write_report_page(&r, &dest))
+            .map(|()| dest)
     }) {
         Some(Err(e)) => return Exit::Bad(e),
         Some(Ok(p)) => Some(p),
@@ -221,7 +221,12 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
             return Exit::Bad(e);
         }
     }
-    let (out, _) = match run_seed_with(reg, &scenario, r.seed, &r.bugs, Overrides::of_report(&r)) {
+    // The offline check and the divergence read the whole trace.
+    let fixed = Overrides {
+        keep: crate::trace::Keep::All,
+        ..Overrides::of_report(&r)
+    };
+    let (out, _) = match run_seed_with(reg, &scenario, r.seed, &r.bugs, fixed) {
         Ok(x) => x,
         Err(e) => return Exit::Bad(e),
     };

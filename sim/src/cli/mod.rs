@@ -144,7 +144,26 @@ where
             mutants::main(r, max_seeds, how, &bugs, jobs, &report_dir, json)
         }
         Cmd::Check(args) => check::main(r, &args),
-        Cmd::Bench { seeds, scenario, json } => bench::main(r, seeds, &scenario, json),
+        Cmd::Bench {
+            seeds,
+            scenario,
+            scale,
+            scale_nodes,
+            scale_seconds,
+            scale_seeds,
+            json,
+        } => bench::main(
+            r,
+            &bench::Plan {
+                seeds,
+                only: &scenario,
+                scale,
+                scale_nodes,
+                scale_seconds,
+                scale_seeds,
+                json,
+            },
+        ),
     };
     let code = match exit {
         Exit::Clean => 0,

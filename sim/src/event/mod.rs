@@ -6,6 +6,7 @@ use crate::machine::NodeId;
 use crate::nemesis::Action;
 use crate::workload::{KvOp, KvResult};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 mod custom;
 pub use custom::{CustomEvent, GENERIC_KINDS};
@@ -67,21 +68,23 @@ pub enum EventKind {
     Boot {
         restart: bool,
     },
+    /// Message kinds are the machine's `&'static str`s: borrowed while a run
+    /// records them (no allocation per message), owned when read back.
     Send {
         id: u64,
         to: NodeId,
-        msg: String,
+        msg: Cow<'static, str>,
     },
     Deliver {
         id: u64,
         from: NodeId,
-        msg: String,
+        msg: Cow<'static, str>,
     },
     Drop {
         id: u64,
         from: NodeId,
         to: NodeId,
-        msg: String,
+        msg: Cow<'static, str>,
         cause: DropCause,
     },
     Duplicate {

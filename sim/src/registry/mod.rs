@@ -383,6 +383,8 @@ impl Registry {
             plan: fixed.plan,
             calm: fixed.calm,
             checkers: self.checkers(scenario)?,
+            keep: fixed.keep,
+            hash: fixed.hash,
         };
         Ok(runner(spec))
     }

@@ -24,8 +24,9 @@ use std::path::Path;
 /// by their JSON text. 3: a report may keep messages calm (`calm`), which
 /// a reader of schema 2 would ignore and so replay a different run. 4: a
 /// report may keep only a window of its trace (`window`), which a reader
-/// of schema 3 would take for a cut file.
-pub const SCHEMA: u32 = 4;
+/// of schema 3 would take for a cut file. 5: traces are hashed a word at a
+/// time ([`crate::trace::TraceHash::Words`]), not byte by byte with FNV-1a.
+pub const SCHEMA: u32 = 5;
 
 /// The oldest schema still read: a schema 2 report keeps no message calm.
 pub const SCHEMA_MIN: u32 = 2;
@@ -90,13 +91,23 @@ impl Style {
     }
 
     /// The trace a report of `trace` keeps in this style, and what it is a
-    /// window of (none: all of it).
-    pub fn trace(&self, trace: &[Event], evidence: &[u64]) -> (Vec<Event>, Option<Window>) {
+    /// window of (none: all of it); `None` if `trace` does not hold those
+    /// events (the run must be repeated holding them, see [`Style::keep`]).
+    pub fn trace(&self, trace: &crate::trace::Trace, evidence: &[u64]) -> Option<(Vec<Event>, Option<Window>)> {
         if self.full_trace {
-            (trace.to_vec(), None)
+            trace.is_whole().then(|| (trace.events().to_vec(), None))
         } else {
-            let (kept, w) = cut(trace, evidence);
-            (kept, Some(w))
+            cut(trace, evidence).map(|(kept, w)| (kept, Some(w)))
+        }
+    }
+
+    /// What a run must hold for a report of it in this style, given how
+    /// many events it had and its evidence.
+    pub fn keep(&self, events: u64, evidence: &[u64]) -> crate::trace::Keep {
+        if self.full_trace {
+            crate::trace::Keep::All
+        } else {
+            crate::trace::Keep::Ranges(kept(events, evidence))
         }
     }
 }
@@ -227,7 +238,7 @@ impl Report {
             r.check_window(w)?;
             return Ok(r);
         }
-        let h = Trace::hash_of(&r.trace);
+        let h = Trace::hash_of(&r.trace, crate::trace::TraceHash::of_schema(r.schema));
         if h != r.trace_hash {
             return Err(format!(
                 "trace does not match its hash (stored {}, computed {h}): the file was edited or cut",

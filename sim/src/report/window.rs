@@ -58,16 +58,21 @@ pub fn kept(events: u64, evidence: &[u64]) -> Vec<(u64, u64)> {
     merge(ranges)
 }
 
-/// The events of a whole trace that a compact report keeps (see [`kept`]),
-/// and what they are a window of.
-pub fn cut(trace: &[Event], evidence: &[u64]) -> (Vec<Event>, Window) {
+/// The events of a run's trace that a compact report keeps (see [`kept`]),
+/// and what they are a window of; `None` if the trace does not hold them
+/// all (run the seed again holding them).
+pub fn cut(trace: &Trace, evidence: &[u64]) -> Option<(Vec<Event>, Window)> {
     let events = trace.len() as u64;
-    let kept: Vec<Event> = kept(events, evidence)
+    let ranges = kept(events, evidence);
+    if !trace.holds(&ranges) {
+        return None;
+    }
+    let kept: Vec<Event> = ranges
         .into_iter()
-        .flat_map(|(a, b)| trace[a as usize..=b as usize].iter().cloned())
+        .flat_map(|(a, b)| (a..=b).filter_map(|i| trace.get(i).cloned()))
         .collect();
-    let hash = Trace::hash_of(&kept);
-    (kept, Window { events, hash })
+    let hash = Trace::hash_of(&kept, trace.hash_kind());
+    Some((kept, Window { events, hash }))
 }
 
 fn merge(mut ranges: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
@@ -101,7 +106,7 @@ impl Report {
             }
             prev = Some(e.i);
         }
-        let h = Trace::hash_of(&self.trace);
+        let h = Trace::hash_of(&self.trace, crate::trace::TraceHash::of_schema(self.schema));
         if h != w.hash {
             return Err(format!(
                 "trace window does not match its hash (stored {}, computed {h}): the file was edited or cut",

@@ -90,6 +90,7 @@ fn run_line(registry: &Registry, line: &CorpusLine) -> Result<crate::world::RunO
     let fixed = crate::world::Overrides {
         plan: Some(case.plan.clone()),
         calm: case.calm.clone(),
+        ..crate::world::Overrides::default()
     };
     run_seed_with(registry, &scenario, line.seed, &line.bugs, fixed).map(|(out, _)| out)
 }

@@ -443,7 +443,9 @@ fn one(
         });
         if let Some(dir) = dir {
             let path = opts.style.path(outcome::report_path(dir, &s.name, seed, bugs));
-            match outcome::report(&out, class, s, seed, bugs, wall_ms, &path, opts.style).write(&path) {
+            match outcome::report(registry, &out, class, s, seed, bugs, wall_ms, &path, opts.style)
+                .and_then(|r| r.write(&path))
+            {
                 Ok(()) => d.report = Some(path),
                 Err(e) => {
                     d.line.push_str(&format!(" (report not written: {e})"));

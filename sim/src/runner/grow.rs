@@ -174,7 +174,7 @@ fn line_for(
                 let (out, ms) = run_seed(registry, &c.scenario, c.seed, bugs, None)?;
                 let class = registry.classify(&out, &c.scenario, bugs);
                 let style = crate::report::Style::default();
-                outcome::report(&out, class, &c.scenario, c.seed, bugs, ms, &full, style).write(&full)?;
+                outcome::report(registry, &out, class, &c.scenario, c.seed, bugs, ms, &full, style)?.write(&full)?;
                 full.clone()
             }
         };

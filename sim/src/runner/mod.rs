@@ -33,6 +33,7 @@ use crate::nemesis::PlanEntry;
 use crate::one_line::one_line;
 use crate::registry::Registry;
 use crate::scenario::Scenario;
+use crate::trace::Keep;
 use crate::world::{Overrides, RunOutcome};
 
 /// Runs one seed and times it. A panic in the harness itself (not in a
@@ -57,7 +58,9 @@ pub fn run_seed(
 }
 
 /// [`run_seed`] with what `fixed` pins instead of drawing it (a report's
-/// plan and calm messages).
+/// plan and calm messages) and the events it holds. Whatever it holds, the
+/// outcome holds the events its verdict names and the window a compact
+/// report keeps around them: a run that had dropped some is run again.
 pub fn run_seed_with(
     registry: &Registry,
     scenario: &Scenario,
@@ -66,7 +69,22 @@ pub fn run_seed_with(
     fixed: Overrides,
 ) -> Result<(RunOutcome, u64), String> {
     let start = std::time::Instant::now();
-    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let mut out = run_guarded(registry, scenario, seed, bugs, fixed)?;
+    let window = crate::report::kept(out.trace.len() as u64, &out.verdict.evidence);
+    if !out.verdict.evidence.is_empty() && !out.trace.holds(&window) {
+        out = rerun(registry, scenario, bugs, &out, Keep::Ranges(window))?;
+    }
+    Ok((out, start.elapsed().as_millis() as u64))
+}
+
+fn run_guarded(
+    registry: &Registry,
+    scenario: &Scenario,
+    seed: u64,
+    bugs: &[String],
+    fixed: Overrides,
+) -> Result<RunOutcome, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         registry.run_with(scenario, seed, bugs, fixed)
     }))
     .map_err(|p| {
@@ -75,8 +93,36 @@ pub fn run_seed_with(
             scenario.name,
             crate::world::panic_text(&p)
         )
-    })??;
-    Ok((out, start.elapsed().as_millis() as u64))
+    })?
+}
+
+/// `out`'s run again (its seed, plan and calm messages) holding `keep`:
+/// the events a run had dropped, regenerated. `scenario` is the one `out`
+/// ran (before its knobs were drawn).
+pub fn rerun(
+    registry: &Registry,
+    scenario: &Scenario,
+    bugs: &[String],
+    out: &RunOutcome,
+    keep: Keep,
+) -> Result<RunOutcome, String> {
+    let fixed = Overrides {
+        plan: Some(out.plan.clone()),
+        calm: out.calm.clone(),
+        keep,
+        hash: out.trace.hash_kind(),
+    };
+    let again = run_guarded(registry, scenario, out.seed, bugs, fixed)?;
+    if again.trace.hash_hex() != out.trace.hash_hex() {
+        return Err(format!(
+            "nondeterministic: {} seed {} ran to trace {} and then to {}",
+            scenario.name,
+            out.seed,
+            out.trace.hash_hex(),
+            again.trace.hash_hex()
+        ));
+    }
+    Ok(again)
 }
 
 /// A report and the scenario it ran, both checked against the registry;
@@ -125,7 +171,11 @@ pub fn with_full_trace(
     if !r.is_compact() {
         return Ok(r);
     }
-    let (out, _) = run_seed_with(registry, scenario, r.seed, &r.bugs, Overrides::of_report(&r))?;
+    let fixed = Overrides {
+        keep: Keep::All,
+        ..Overrides::of_report(&r)
+    };
+    let (out, _) = run_seed_with(registry, scenario, r.seed, &r.bugs, fixed)?;
     let now = out.trace.hash_hex();
     if now != r.trace_hash {
         return Err(format!(

@@ -296,7 +296,9 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path, style: 
         h.found_by = Some(cause);
         let path = style.path(outcome::report_path(dir, &scenario.name, seed, &bugs));
         let class = registry.classify(&out, &scenario, &bugs);
-        match outcome::report(&out, class, &scenario, seed, &bugs, wall_ms, &path, style).write(&path) {
+        match outcome::report(registry, &out, class, &scenario, seed, &bugs, wall_ms, &path, style)
+            .and_then(|r| r.write(&path))
+        {
             Ok(()) => h.report = Some(path),
             Err(e) => h.error = Some(format!("report not written: {e}")),
         }

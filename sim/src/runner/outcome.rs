@@ -72,9 +72,12 @@ pub fn report_path(dir: &Path, scenario: &str, seed: u64, bugs: &[String]) -> Pa
 }
 
 /// The report of a run; `class` is what [`classify`] made of it, `style`
-/// whether it keeps the whole trace.
+/// whether it keeps the whole trace. `scenario` is the one the run ran
+/// (before its knobs were drawn): if the outcome does not hold the events
+/// the report keeps, the seed is run again holding them.
 #[allow(clippy::too_many_arguments)]
 pub fn report(
+    registry: &crate::registry::Registry,
     out: &RunOutcome,
     class: Class,
     scenario: &Scenario,
@@ -83,10 +86,26 @@ pub fn report(
     wall_ms: u64,
     path: &Path,
     style: Style,
-) -> Report {
-    let (trace, window) = style.trace(out.trace.events(), &out.verdict.evidence);
-    Report {
-        schema: SCHEMA,
+) -> Result<Report, String> {
+    let (trace, window) = match style.trace(&out.trace, &out.verdict.evidence) {
+        Some(kept) => kept,
+        None => {
+            let keep = style.keep(out.trace.len() as u64, &out.verdict.evidence);
+            let again = super::rerun(registry, scenario, bugs, out, keep)?;
+            style.trace(&again.trace, &out.verdict.evidence).ok_or_else(|| {
+                format!(
+                    "{} seed {seed}: the run again does not hold its report's events",
+                    scenario.name
+                )
+            })?
+        }
+    };
+    Ok(Report {
+        // A run of an older report hashes its trace the old way.
+        schema: match out.trace.hash_kind() {
+            crate::trace::TraceHash::Words => SCHEMA,
+            crate::trace::TraceHash::Fnv1a => 4,
+        },
         dst_version: env!("CARGO_PKG_VERSION").to_string(),
         scenario: scenario.name.clone(),
         seed,
@@ -109,7 +128,7 @@ pub fn report(
         replay: format!("dst replay {}", path.display()),
         window,
         trace,
-    }
+    })
 }
 
 /// One line describing a verdict.

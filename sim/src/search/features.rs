@@ -62,7 +62,7 @@ pub fn features(trace: &[Event]) -> Features {
     let mut out = Features::new();
     let mut nodes: Vec<Node> = Vec::new();
     let mut state = 0u64;
-    let mut last_kind: BTreeMap<usize, String> = BTreeMap::new();
+    let mut last_kind: BTreeMap<usize, &str> = BTreeMap::new();
     let mut ops: BTreeMap<u64, &'static str> = BTreeMap::new();
     for e in trace {
         let node = e.node;
@@ -119,7 +119,7 @@ pub fn features(trace: &[Event]) -> Features {
                 }
                 let (a, b) = (nodes[*from], nodes[to]);
                 add(&mut out, e.t_ns, h(2, (msg, a.role, b.role, a.term.cmp(&b.term))));
-                if let Some(prev) = last_kind.insert(to, msg.clone()) {
+                if let Some(prev) = last_kind.insert(to, msg.as_ref()) {
                     add(&mut out, e.t_ns, h(3, (prev, msg)));
                 }
             }

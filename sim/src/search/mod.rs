@@ -12,11 +12,12 @@
 pub mod features;
 pub mod mutate;
 
+use crate::nemesis::PlanEntry;
 use crate::registry::Registry;
 use crate::rng::{stream, Stream};
-use crate::runner::{self, pool, run_seed, Class};
+use crate::runner::{self, pool, run_seed_with, Class};
 use crate::scenario::Scenario;
-use crate::world::{RunOutcome, Status};
+use crate::world::{Overrides, RunOutcome, Status};
 use features::Features;
 use mutate::{mutate, Candidate, Space};
 use rand::SeedableRng;
@@ -252,17 +253,26 @@ enum Job {
     Guided(Candidate),
 }
 
+fn whole(plan: Option<Vec<PlanEntry>>) -> Overrides {
+    Overrides {
+        plan,
+        keep: crate::trace::Keep::All,
+        ..Overrides::default()
+    }
+}
+
 impl Job {
     fn run(&self, registry: &Registry, scenario: &Scenario, bugs: &[String]) -> Result<(RunOutcome, u64), String> {
         match self {
-            Job::Seed(seed) | Job::Plain(seed) => run_seed(registry, scenario, *seed, bugs, None),
+            // Coverage is read off the whole trace.
+            Job::Seed(seed) | Job::Plain(seed) => run_seed_with(registry, scenario, *seed, bugs, whole(None)),
             Job::Guided(c) => {
                 let concrete = if c.knobs.is_empty() {
                     scenario.clone()
                 } else {
                     crate::vary::apply(scenario, &c.knobs)?
                 };
-                run_seed(registry, &concrete, c.seed, bugs, Some(c.plan.clone()))
+                run_seed_with(registry, &concrete, c.seed, bugs, whole(Some(c.plan.clone())))
             }
         }
     }
@@ -360,7 +370,10 @@ fn record(
         if let Some(dir) = &opts.report_dir {
             let name = format!("{}-search-{}-run-{}.json", scenario.name, opts.seed, side.runs);
             let path = opts.style.path(dir.join(name));
-            runner::report(out, class, scenario, out.seed, &opts.bugs, wall_ms, &path, opts.style).write(&path)?;
+            runner::report(
+                registry, out, class, scenario, out.seed, &opts.bugs, wall_ms, &path, opts.style,
+            )?
+            .write(&path)?;
             side.reports.push(path);
         }
     }

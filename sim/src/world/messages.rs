@@ -58,7 +58,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     }
 
     pub(super) fn deliver(&mut self, id: u64, from: NodeId, to: NodeId, msg: M::Msg) {
-        let kind = msg.kind().to_string();
+        let kind = msg.kind();
         let lost = if self.net.is_cut(from, to) {
             Some(DropCause::Partition)
         } else if self.nodes[to].machine.is_none() {
@@ -73,12 +73,19 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                     id,
                     from,
                     to,
-                    msg: kind,
+                    msg: kind.into(),
                     cause,
                 },
             ),
             None => {
-                self.record(Some(to), EventKind::Deliver { id, from, msg: kind });
+                self.record(
+                    Some(to),
+                    EventKind::Deliver {
+                        id,
+                        from,
+                        msg: kind.into(),
+                    },
+                );
                 self.step(to, Input::Message(from, msg));
             }
         }

@@ -31,7 +31,8 @@ use crate::workload::{ClientReply, ClientReq};
 use client::Client;
 use node::Slot;
 use rand_chacha::ChaCha8Rng;
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 const MS: u64 = 1_000_000;
 
@@ -93,6 +94,63 @@ enum Ev<Msg> {
     },
 }
 
+/// Events waiting for their time. The heap orders small keys (time,
+/// sequence; sequences are unique, so the order is total and the same on
+/// every run) and the events themselves stay put in a slab, so popping does
+/// not move whole messages about.
+struct Queue<Msg> {
+    heap: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    slab: Vec<Option<Ev<Msg>>>,
+    free: Vec<u32>,
+}
+
+impl<Msg> Queue<Msg> {
+    fn new() -> Self {
+        Queue {
+            heap: BinaryHeap::new(),
+            slab: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, t: u64, seq: u64, ev: Ev<Msg>) {
+        let slot = match self.free.pop() {
+            Some(i) => {
+                self.slab[i as usize] = Some(ev);
+                i
+            }
+            None => {
+                self.slab.push(Some(ev));
+                (self.slab.len() - 1) as u32
+            }
+        };
+        self.heap.push(Reverse((t, seq, slot)));
+    }
+
+    fn pop(&mut self) -> Option<(u64, Ev<Msg>)> {
+        let Reverse((t, _, slot)) = self.heap.pop()?;
+        self.free.push(slot);
+        let ev = self.slab[slot as usize].take().expect("a queued slot holds its event");
+        Some((t, ev))
+    }
+
+    fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// Every waiting event with its time, in no particular order.
+    fn iter(&self) -> impl Iterator<Item = (u64, &Ev<Msg>)> + '_ {
+        self.heap.iter().map(|Reverse((t, _, slot))| {
+            (
+                *t,
+                self.slab[*slot as usize]
+                    .as_ref()
+                    .expect("a queued slot holds its event"),
+            )
+        })
+    }
+}
+
 impl<Msg> Ev<Msg> {
     /// The node whose machine handles this event, if any (pauses defer it).
     fn target(&self) -> Option<NodeId> {
@@ -110,7 +168,9 @@ struct World<'a, M: Machine, F: Fn(NodeId) -> M> {
     factory: F,
     now: u64,
     seq: u64,
-    queue: BTreeMap<(u64, u64), Ev<M::Msg>>,
+    queue: Queue<M::Msg>,
+    /// madsim's clock, moved in step with `now`.
+    clock: madsim::time::TimeHandle,
     nodes: Vec<Slot<M>>,
     net: Network,
     net_rng: ChaCha8Rng,
@@ -134,6 +194,8 @@ struct World<'a, M: Machine, F: Fn(NodeId) -> M> {
     healed: bool,
     watch: targeted::Watch,
     pace: limits::Pace,
+    /// The outputs buffer a step lends to its node's `Io`, kept to reuse.
+    spare: Vec<crate::machine::Output<M>>,
 }
 
 /// Run one seed of a scenario on a fresh madsim runtime. `factory` builds a
@@ -148,7 +210,7 @@ where
     let _in_run = panic::InRun::enter();
     rt.block_on(async move {
         let mut w = World::new(spec, factory);
-        w.run().await;
+        w.run();
         w.outcome()
     })
 }
@@ -180,7 +242,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             factory,
             now: 0,
             seq: 0,
-            queue: BTreeMap::new(),
+            queue: Queue::new(),
+            clock: madsim::time::TimeHandle::current(),
             nodes: (0..sc.nodes)
                 .map(|i| Slot::new(stream(spec.seed, Stream::Node(i))))
                 .collect(),
@@ -197,13 +260,14 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             next_msg: 0,
             calm: spec.calm,
             chaos: Vec::new(),
-            trace: Trace::default(),
+            trace: Trace::new(spec.keep, spec.hash),
             checkers: spec.checkers,
             verdict: None,
             coverage: BTreeSet::new(),
             healed: false,
             watch,
             pace: limits::Pace::default(),
+            spare: Vec::new(),
         }
     }
 
@@ -233,7 +297,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
 
     fn at(&mut self, t: u64, ev: Ev<M::Msg>) {
         self.seq += 1;
-        self.queue.insert((t.max(self.now), self.seq), ev);
+        let t = t.max(self.now);
+        self.queue.push(t, self.seq, ev);
     }
 
     /// Append to the trace and feed every checker; the first violation ends the run.
@@ -248,7 +313,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
     }
 
-    async fn run(&mut self) {
+    fn run(&mut self) {
         let sc = self.scenario;
         for i in 0..self.plan.len() {
             let t = self.plan[i].at_ns;
@@ -266,10 +331,12 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             let t = range(&mut self.work_rng, 0, sc.workload.think_ms_max.saturating_mul(MS));
             self.at(t, Ev::ClientTick { client: c });
         }
-        let start = madsim::time::Instant::now();
-        while let Some(((t, _), ev)) = self.queue.pop_first() {
+        while let Some((t, ev)) = self.queue.pop() {
             if t > self.now {
-                madsim::time::sleep_until(start + std::time::Duration::from_nanos(t)).await;
+                // madsim owns time, but a sleep per event would cost an
+                // executor round trip; the world is madsim's only task, so
+                // moving its clock in step is enough.
+                self.clock.advance(std::time::Duration::from_nanos(t - self.now));
                 self.now = t;
             }
             if !self.pace(&ev) {

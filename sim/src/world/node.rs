@@ -231,7 +231,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 corrupt: slot.disk.first_corrupt(),
             },
             next_ticket: &mut slot.next_ticket,
-            out: Vec::new(),
+            out: std::mem::take(&mut self.spare),
             outputs_max: limits::STEP_OUTPUTS_MAX,
         };
         let what = input.brief();
@@ -243,7 +243,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             Input::Fsynced(t) => machine.on_fsynced(t, &mut io),
             Input::FsyncFailed(t) => machine.on_fsync_failed(t, &mut io),
         }));
-        let out = std::mem::take(&mut io.out);
+        let mut out = std::mem::take(&mut io.out);
         if let Err(payload) = result {
             if payload.is::<limits::OutputFlood>() {
                 self.stalled(format!(
@@ -267,7 +267,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         if self.watch.on {
             self.step_begins(node, &out);
         }
-        for o in out {
+        for o in out.drain(..) {
             let cue = self.watch.on.then(|| Cue::of(&o));
             self.output(node, o);
             if let Some(cue) = cue {
@@ -282,6 +282,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         if self.watch.on {
             self.step_ends(node);
         }
+        self.spare = out;
     }
 
     fn output(&mut self, node: NodeId, o: Output<M>) {

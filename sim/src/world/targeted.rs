@@ -359,7 +359,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     fn in_flight_until(&self, from: NodeId, to: &[NodeId]) -> u64 {
         self.queue
             .iter()
-            .filter_map(|(&(t, _), ev)| match ev {
+            .filter_map(|(t, ev)| match ev {
                 Ev::Deliver { from: f, to: d, .. } if *f == from && to.contains(d) => Some(t),
                 _ => None,
             })

@@ -5,7 +5,7 @@ use crate::check::{Invariant, Violation};
 use crate::nemesis::{PlanEntry, SwarmDraw};
 use crate::net::Chaos;
 use crate::scenario::Scenario;
-use crate::trace::Trace;
+use crate::trace::{Keep, Trace, TraceHash};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -65,14 +65,22 @@ pub struct RunSpec<'a> {
     /// Messages whose chaos is switched off (a shrunk report's).
     pub calm: Calm,
     pub checkers: Vec<Box<dyn Invariant>>,
+    /// Which events the run holds in memory (its hash covers all of them).
+    pub keep: Keep,
+    pub hash: TraceHash,
 }
 
-/// What a run replays instead of drawing it from the seed: an edited or
-/// shrunk plan, and messages kept calm.
+/// What a run replays instead of drawing it from the seed (an edited or
+/// shrunk plan, and messages kept calm), and how much of its trace it holds.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Overrides {
     pub plan: Option<Vec<PlanEntry>>,
     pub calm: Calm,
+    /// By default the latest events ([`Keep::Last`]): a run of any length
+    /// fits in bounded memory.
+    pub keep: Keep,
+    /// The trace hash function: a replayed report's own.
+    pub hash: TraceHash,
 }
 
 impl Overrides {
@@ -81,6 +89,8 @@ impl Overrides {
         Overrides {
             plan: Some(r.plan.clone()),
             calm: r.calm.clone(),
+            keep: Keep::default(),
+            hash: TraceHash::of_schema(r.schema),
         }
     }
 }

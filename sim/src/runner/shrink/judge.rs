@@ -30,6 +30,7 @@ impl Case {
         Overrides {
             plan: Some(self.plan.clone()),
             calm: self.calm.clone(),
+            ..Overrides::default()
         }
     }
 }

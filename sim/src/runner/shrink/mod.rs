@@ -97,7 +97,17 @@ pub fn shrink(
     let (o, wall_ms) = j.confirm()?;
     let dest = out.unwrap_or_else(|| style.path(shrunk_path(path)));
     let class = registry.classify(&o, &j.best.scenario, &r.bugs);
-    let report = outcome::report(&o, class, &j.best.scenario, r.seed, &r.bugs, wall_ms, &dest, style);
+    let report = outcome::report(
+        registry,
+        &o,
+        class,
+        &j.best.scenario,
+        r.seed,
+        &r.bugs,
+        wall_ms,
+        &dest,
+        style,
+    )?;
     report.write(&dest)?;
     Ok(Shrunk {
         plan_from: r.plan.len(),

@@ -1,0 +1,67 @@
+//! A run holds only its latest events (any length fits in bounded memory),
+//! yet every verdict, report and window is what a run holding every event
+//! gives: what was dropped is regenerated from the seed when needed.
+
+use sim::report::Style;
+use sim::runner::{report, run_seed_with, Class};
+use sim::trace::Keep;
+use sim::world::Overrides;
+use std::path::Path;
+
+fn holding(keep: Keep) -> Overrides {
+    Overrides {
+        keep,
+        ..Overrides::default()
+    }
+}
+
+fn strip_wall(mut r: sim::report::Report) -> serde_json::Value {
+    r.stats.wall_ms = 0;
+    serde_json::to_value(r).unwrap()
+}
+
+/// A linearizability violation whose evidence lies far from the run's end
+/// is reported exactly as from a run that held everything, in both styles.
+#[test]
+fn a_run_holding_few_events_reports_what_a_whole_run_reports() {
+    let reg = dst::registry();
+    let s = reg.load("raft-read-index").unwrap();
+    let bugs = vec!["read-without-quorum".to_string()];
+    let (whole, _) = run_seed_with(&reg, &s, 1, &bugs, holding(Keep::All)).unwrap();
+    let (small, _) = run_seed_with(&reg, &s, 1, &bugs, holding(Keep::Last(16))).unwrap();
+    assert!(whole.trace.is_whole() && whole.trace.len() > 1000);
+    assert_eq!(small.trace.hash_hex(), whole.trace.hash_hex());
+    assert_eq!(small.trace.len(), whole.trace.len());
+    assert_eq!(small.verdict, whole.verdict);
+    assert!(!small.trace.is_whole(), "a bounded run holds a part");
+    for &i in &small.verdict.evidence {
+        assert_eq!(small.trace.get(i), whole.trace.get(i), "evidence event {i} is held");
+    }
+    let class = reg.classify(&whole, &s, &bugs);
+    assert_eq!(class, Class::Expected);
+    for full_trace in [false, true] {
+        let style = Style {
+            full_trace,
+            gzip: false,
+        };
+        let p = Path::new("r.json");
+        let a = report(&reg, &whole, class, &s, 1, &bugs, 0, p, style).unwrap();
+        let b = report(&reg, &small, class, &s, 1, &bugs, 0, p, style).unwrap();
+        assert_eq!(strip_wall(a), strip_wall(b), "full_trace = {full_trace}");
+    }
+}
+
+/// A passing run holding few events drops the rest and keeps its hash.
+#[test]
+fn a_passing_bounded_run_holds_n_to_2n_latest_events() {
+    let reg = dst::registry();
+    let s = reg.load("raft-partitions").unwrap();
+    let (whole, _) = run_seed_with(&reg, &s, 3, &[], holding(Keep::All)).unwrap();
+    let (small, _) = run_seed_with(&reg, &s, 3, &[], holding(Keep::Last(64))).unwrap();
+    assert_eq!(small.verdict.status, sim::world::Status::Pass);
+    assert_eq!(small.trace.hash_hex(), whole.trace.hash_hex());
+    let held = small.trace.events();
+    assert!((64..=128).contains(&held.len()), "{}", held.len());
+    let n = whole.trace.len();
+    assert_eq!(held, &whole.trace.events()[n - held.len()..]);
+}
