@@ -145,6 +145,9 @@ pub enum Cmd {
         /// Seeds per cell of the scaling table.
         #[arg(long, default_value_t = 1)]
         scale_seeds: u64,
+        /// Skip the linearizability checker's rows.
+        #[arg(long)]
+        no_checker: bool,
         #[arg(long)]
         json: bool,
     },

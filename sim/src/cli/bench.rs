@@ -56,6 +56,8 @@ pub struct Plan<'a> {
     pub scale_nodes: Vec<usize>,
     pub scale_seconds: Vec<u64>,
     pub scale_seeds: u64,
+    /// Also measure the linearizability checker.
+    pub checker: bool,
     pub json: bool,
 }
 
@@ -111,6 +113,11 @@ pub fn main(reg: &Registry, plan: &Plan) -> Exit {
         },
         None => scenarios.first().cloned(),
     };
+    if let Some(b) = &base {
+        if let Err(e) = resize(reg, b, plan) {
+            return Exit::Bad(e);
+        }
+    }
     let mut rows = Vec::new();
     let w = scenarios.iter().map(|s| s.name.len()).max().unwrap_or(0);
     for s in &scenarios {
@@ -157,9 +164,12 @@ pub fn main(reg: &Registry, plan: &Plan) -> Exit {
     let traced = scenarios
         .iter()
         .find(|s| s.invariants.iter().any(|i| i == "linearizable"));
-    let checker = match super::bench_checker::rows(reg, traced, seeds, plan.json) {
-        Ok(rows) => rows,
-        Err(e) => return Exit::Bad(e),
+    let checker = match plan.checker {
+        true => match super::bench_checker::rows(reg, traced, seeds, plan.json) {
+            Ok(rows) => rows,
+            Err(e) => return Exit::Bad(e),
+        },
+        false => Vec::new(),
     };
     if plan.json {
         crate::outln!(
@@ -185,32 +195,43 @@ fn mib(bytes: Option<u64>) -> String {
 /// length (the liveness phase kept, the safety phase taking the rest), so
 /// cost shows against nodes x simulated time.
 fn scaling(reg: &Registry, base: &Scenario, plan: &Plan) -> Result<Vec<Cell>, String> {
+    let resized = resize(reg, base, plan)?;
     let mut cells = Vec::new();
+    for (nodes, seconds, s) in resized {
+        let c = measure(reg, &s, plan.scale_seeds)?;
+        let n = plan.scale_seeds;
+        cells.push(Cell {
+            nodes,
+            seconds,
+            seeds: n,
+            events_per_seed: c.events / n,
+            wall_s_per_seed: c.wall_s / n as f64,
+            events_per_s: c.events as f64 / c.wall_s,
+            sim_per_real: c.sim_ns as f64 / 1e9 / c.wall_s,
+            peak_bytes: c.peak,
+        });
+    }
+    Ok(cells)
+}
+
+/// Every cell's scenario, each checked before anything is measured.
+fn resize(reg: &Registry, base: &Scenario, plan: &Plan) -> Result<Vec<(usize, u64, Scenario)>, String> {
+    let mut out = Vec::new();
     for &nodes in &plan.scale_nodes {
         for &seconds in &plan.scale_seconds {
             let mut s = base.clone();
             s.nodes = nodes;
             let total_ms = seconds.saturating_mul(1000);
             s.liveness_ms = s.liveness_ms.min(total_ms / 2);
+            s.liveness.tail_ms = s.liveness.tail_ms.min(s.liveness_ms / 2);
             s.safety_ms = total_ms - s.liveness_ms;
             s.event_budget = crate::bounds::EVENT_BUDGET_MAX;
             reg.validate(&s, &[])
                 .map_err(|e| format!("scaling {} to {nodes} nodes and {seconds} s: {e}", base.name))?;
-            let c = measure(reg, &s, plan.scale_seeds)?;
-            let n = plan.scale_seeds;
-            cells.push(Cell {
-                nodes,
-                seconds,
-                seeds: n,
-                events_per_seed: c.events / n,
-                wall_s_per_seed: c.wall_s / n as f64,
-                events_per_s: c.events as f64 / c.wall_s,
-                sim_per_real: c.sim_ns as f64 / 1e9 / c.wall_s,
-                peak_bytes: c.peak,
-            });
+            out.push((nodes, seconds, s));
         }
     }
-    Ok(cells)
+    Ok(out)
 }
 
 fn print_scaling(base: &Scenario, cells: &[Cell], plan: &Plan) {

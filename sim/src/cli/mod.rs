@@ -151,6 +151,7 @@ where
             scale_nodes,
             scale_seconds,
             scale_seeds,
+            no_checker,
             json,
         } => bench::main(
             r,
@@ -161,6 +162,7 @@ where
                 scale_nodes,
                 scale_seconds,
                 scale_seeds,
+                checker: !no_checker,
                 json,
             },
         ),
