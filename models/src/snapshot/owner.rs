@@ -155,6 +155,8 @@ impl Owner {
         let Some(old) = self.parts.get(&p) else { return };
         let mut part = Part::new(old.generation);
         part.conflicted = conflicted || old.conflicted;
+        // Keep the commit schedule across the rejoin.
+        part.due_commit_ns = old.due_commit_ns;
         self.parts.insert(p, part);
         self.join(p, io);
     }
@@ -320,7 +322,9 @@ impl Owner {
         part.processed = committed.saturating_sub(1);
         part.due_fetch_ns = now;
         part.due_flush_ns = now + self.cfg.flush_every_ms * MS;
-        part.due_commit_ns = now + self.cfg.commit_every_ms * MS;
+        if part.due_commit_ns == 0 {
+            part.due_commit_ns = now + self.cfg.commit_every_ms * MS;
+        }
         part.due_rows_ns = now + self.cfg.rows_every_ms * MS;
     }
 
@@ -392,19 +396,12 @@ impl Owner {
         let generation = part.generation;
         let cell = part.cells.get_mut(&key).expect("dirty cell");
         let deleting = cell.value.is_none();
-        if deleting {
-            match cell.stored {
-                // Reads as absent already: the delete is a no-op.
-                Stored::GuardExpired => {
-                    cell.settle();
-                    return false;
-                }
-                Stored::Absent if bugs.skip_tombstone_unpersisted => {
-                    cell.settle();
-                    return false;
-                }
-                _ => {}
-            }
+        // A guard-expired row reads as absent, but its null guard admits any
+        // offset: a stale owner's claim still in flight would revive the key.
+        // The delete claims the row with its tombstone, which fences it again.
+        if deleting && cell.stored == Stored::Absent && bugs.skip_tombstone_unpersisted {
+            cell.settle();
+            return false;
         }
         let offset = if deleting {
             cell.offset.max(processed)
@@ -543,11 +540,8 @@ impl Owner {
         };
         let guard_expired = exists && offset.is_none();
         if guard_expired && f.step != Step::Claim {
-            if f.value.is_none() {
-                // Nothing to delete; anything folded meanwhile is still held.
-                cell.landed(f.version, Stored::GuardExpired);
-                return;
-            }
+            // A tombstone claims the null guard too: left null, it would let
+            // a stale writer's claim land below the delete.
             return self.resend(p, f, Step::Claim, Stmt::UpdateIfNull, io);
         }
         if f.stmt == Stmt::DeleteRow && !exists {
