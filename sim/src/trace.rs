@@ -55,6 +55,14 @@ impl TraceHash {
             TraceHash::Words
         }
     }
+
+    /// The newest report schema whose traces are hashed this way.
+    pub fn schema(self) -> u32 {
+        match self {
+            TraceHash::Words => crate::report::SCHEMA,
+            TraceHash::Fnv1a => 4,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -161,21 +169,17 @@ impl Trace {
         crate::report::event_at(&self.events, i)
     }
 
-    /// Whether every event of the ranges (inclusive positions) is held.
-    pub fn holds(&self, ranges: &[(u64, u64)]) -> bool {
-        ranges
-            .iter()
-            .all(|&(a, b)| b < self.len && self.get(a).is_some() && self.get(b).is_some() && self.contiguous(a, b))
+    /// The events at positions `a..=b`, if every one of them is held.
+    pub fn slice(&self, a: u64, b: u64) -> Option<&[Event]> {
+        let x = self.events.binary_search_by_key(&a, |e| e.i).ok()?;
+        let y = self.events.binary_search_by_key(&b, |e| e.i).ok()?;
+        // Held events are in order without repeats: a gap shows as fewer.
+        (y >= x && (y - x) as u64 == b - a).then(|| &self.events[x..=y])
     }
 
-    fn contiguous(&self, a: u64, b: u64) -> bool {
-        let (Ok(x), Ok(y)) = (
-            self.events.binary_search_by_key(&a, |e| e.i),
-            self.events.binary_search_by_key(&b, |e| e.i),
-        ) else {
-            return false;
-        };
-        (y - x) as u64 == b - a
+    /// Whether every event of the ranges (inclusive positions) is held.
+    pub fn holds(&self, ranges: &[(u64, u64)]) -> bool {
+        ranges.iter().all(|&(a, b)| self.slice(a, b).is_some())
     }
 
     /// Whether every event recorded is held.

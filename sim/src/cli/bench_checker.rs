@@ -96,10 +96,7 @@ pub(super) fn rows(
     let mut traced_runs = Vec::new();
     for seed in (0..seeds).filter(|_| traced.is_some()) {
         let scenario = traced.expect("filtered");
-        let whole = crate::world::Overrides {
-            keep: crate::trace::Keep::All,
-            ..Default::default()
-        };
+        let whole = crate::world::Overrides::default().keeping_all();
         let (out, _) = run_seed_with(reg, scenario, seed, &[], whole)?;
         let start = Instant::now();
         let mut history = DstHistory::default();

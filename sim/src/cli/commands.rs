@@ -222,10 +222,7 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
         }
     }
     // The offline check and the divergence read the whole trace.
-    let fixed = Overrides {
-        keep: crate::trace::Keep::All,
-        ..Overrides::of_report(&r)
-    };
+    let fixed = Overrides::of_report(&r).keeping_all();
     let (out, _) = match run_seed_with(reg, &scenario, r.seed, &r.bugs, fixed) {
         Ok(x) => x,
         Err(e) => return Exit::Bad(e),

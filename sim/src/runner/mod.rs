@@ -70,9 +70,11 @@ pub fn run_seed_with(
 ) -> Result<(RunOutcome, u64), String> {
     let start = std::time::Instant::now();
     let mut out = run_guarded(registry, scenario, seed, bugs, fixed)?;
-    let window = crate::report::kept(out.trace.len() as u64, &out.verdict.evidence);
-    if !out.verdict.evidence.is_empty() && !out.trace.holds(&window) {
-        out = rerun(registry, scenario, bugs, &out, Keep::Ranges(window))?;
+    if !out.verdict.evidence.is_empty() {
+        let window = crate::report::kept(out.trace.len() as u64, &out.verdict.evidence);
+        if !out.trace.holds(&window) {
+            out = rerun(registry, scenario, bugs, &out, Keep::Ranges(window))?;
+        }
     }
     Ok((out, start.elapsed().as_millis() as u64))
 }
@@ -171,11 +173,13 @@ pub fn with_full_trace(
     if !r.is_compact() {
         return Ok(r);
     }
-    let fixed = Overrides {
-        keep: Keep::All,
-        ..Overrides::of_report(&r)
-    };
-    let (out, _) = run_seed_with(registry, scenario, r.seed, &r.bugs, fixed)?;
+    let (out, _) = run_seed_with(
+        registry,
+        scenario,
+        r.seed,
+        &r.bugs,
+        Overrides::of_report(&r).keeping_all(),
+    )?;
     let now = out.trace.hash_hex();
     if now != r.trace_hash {
         return Err(format!(

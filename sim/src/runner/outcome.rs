@@ -2,7 +2,7 @@
 //! report on disk with the command that replays it.
 
 use crate::event::{Event, EventKind};
-use crate::report::{Report, Stats, Style, SCHEMA};
+use crate::report::{Report, Stats, Style};
 use crate::scenario::Scenario;
 use crate::world::{RunOutcome, Status, Verdict};
 use std::path::{Path, PathBuf};
@@ -102,10 +102,7 @@ pub fn report(
     };
     Ok(Report {
         // A run of an older report hashes its trace the old way.
-        schema: match out.trace.hash_kind() {
-            crate::trace::TraceHash::Words => SCHEMA,
-            crate::trace::TraceHash::Fnv1a => 4,
-        },
+        schema: out.trace.hash_kind().schema(),
         dst_version: env!("CARGO_PKG_VERSION").to_string(),
         scenario: scenario.name.clone(),
         seed,

@@ -12,7 +12,6 @@
 pub mod features;
 pub mod mutate;
 
-use crate::nemesis::PlanEntry;
 use crate::registry::Registry;
 use crate::rng::{stream, Stream};
 use crate::runner::{self, pool, run_seed_with, Class};
@@ -253,26 +252,24 @@ enum Job {
     Guided(Candidate),
 }
 
-fn whole(plan: Option<Vec<PlanEntry>>) -> Overrides {
-    Overrides {
-        plan,
-        keep: crate::trace::Keep::All,
-        ..Overrides::default()
-    }
-}
-
 impl Job {
     fn run(&self, registry: &Registry, scenario: &Scenario, bugs: &[String]) -> Result<(RunOutcome, u64), String> {
         match self {
             // Coverage is read off the whole trace.
-            Job::Seed(seed) | Job::Plain(seed) => run_seed_with(registry, scenario, *seed, bugs, whole(None)),
+            Job::Seed(seed) | Job::Plain(seed) => {
+                run_seed_with(registry, scenario, *seed, bugs, Overrides::default().keeping_all())
+            }
             Job::Guided(c) => {
                 let concrete = if c.knobs.is_empty() {
                     scenario.clone()
                 } else {
                     crate::vary::apply(scenario, &c.knobs)?
                 };
-                run_seed_with(registry, &concrete, c.seed, bugs, whole(Some(c.plan.clone())))
+                let fixed = Overrides {
+                    plan: Some(c.plan.clone()),
+                    ..Overrides::default()
+                };
+                run_seed_with(registry, &concrete, c.seed, bugs, fixed.keeping_all())
             }
         }
     }

@@ -102,6 +102,8 @@ struct Queue<Msg> {
     heap: BinaryHeap<Reverse<(u64, u64, u32)>>,
     slab: Vec<Option<Ev<Msg>>>,
     free: Vec<u32>,
+    /// The sequence of the latest push.
+    seq: u64,
 }
 
 impl<Msg> Queue<Msg> {
@@ -110,10 +112,12 @@ impl<Msg> Queue<Msg> {
             heap: BinaryHeap::new(),
             slab: Vec::new(),
             free: Vec::new(),
+            seq: 0,
         }
     }
 
-    fn push(&mut self, t: u64, seq: u64, ev: Ev<Msg>) {
+    fn push(&mut self, t: u64, ev: Ev<Msg>) {
+        self.seq += 1;
         let slot = match self.free.pop() {
             Some(i) => {
                 self.slab[i as usize] = Some(ev);
@@ -124,7 +128,7 @@ impl<Msg> Queue<Msg> {
                 (self.slab.len() - 1) as u32
             }
         };
-        self.heap.push(Reverse((t, seq, slot)));
+        self.heap.push(Reverse((t, self.seq, slot)));
     }
 
     fn pop(&mut self) -> Option<(u64, Ev<Msg>)> {
@@ -167,7 +171,6 @@ struct World<'a, M: Machine, F: Fn(NodeId) -> M> {
     seed: u64,
     factory: F,
     now: u64,
-    seq: u64,
     queue: Queue<M::Msg>,
     /// madsim's clock, moved in step with `now`.
     clock: madsim::time::TimeHandle,
@@ -241,7 +244,6 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             seed: spec.seed,
             factory,
             now: 0,
-            seq: 0,
             queue: Queue::new(),
             clock: madsim::time::TimeHandle::current(),
             nodes: (0..sc.nodes)
@@ -296,9 +298,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     }
 
     fn at(&mut self, t: u64, ev: Ev<M::Msg>) {
-        self.seq += 1;
-        let t = t.max(self.now);
-        self.queue.push(t, self.seq, ev);
+        self.queue.push(t.max(self.now), ev);
     }
 
     /// Append to the trace and feed every checker; the first violation ends the run.

@@ -84,6 +84,15 @@ pub struct Overrides {
 }
 
 impl Overrides {
+    /// These overrides, holding every event of the run (for what reads
+    /// the whole trace: replay's offline check, a view, search coverage).
+    pub fn keeping_all(self) -> Overrides {
+        Overrides {
+            keep: Keep::All,
+            ..self
+        }
+    }
+
     /// Everything a report fixes beyond its seed and scenario.
     pub fn of_report(r: &crate::report::Report) -> Overrides {
         Overrides {
