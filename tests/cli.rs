@@ -336,7 +336,7 @@ fn fuzz_summarizes_and_exits_zero_on_the_correct_model() {
         "fuzz",
         "all",
         "--seeds",
-        "0..6",
+        "0..8",
         "--jobs",
         "2",
         "--json",
@@ -349,7 +349,7 @@ fn fuzz_summarizes_and_exits_zero_on_the_correct_model() {
     let list: serde_json::Value = serde_json::from_slice(&dst(&["list", "--json"]).stdout).unwrap();
     assert_eq!(rows.len(), list["scenarios"].as_array().unwrap().len());
     for r in rows {
-        assert_eq!(r["tally"]["seeds"], 6);
+        assert_eq!(r["tally"]["seeds"], 8);
         assert_eq!(r["tally"]["unexpected"], 0);
     }
 }
@@ -459,7 +459,7 @@ fn shrink_keeps_the_violation_with_fewer_faults_and_replays() {
         .unwrap_or_default()
         .to_string();
     assert!(line.starts_with("plan 72 -> "), "{line}");
-    assert!(line.contains(" messages, events 1415 -> "), "{line}");
+    assert!(line.contains(" messages, events 1635 -> "), "{line}");
 }
 
 #[test]

@@ -113,6 +113,14 @@ pub enum Action {
         node: NodeId,
         per_million: u32,
     },
+    /// From here on the run's chance is drawn afresh from `seed`: message
+    /// loss, delay, duplication and order, disk outcomes, the workload and
+    /// every node's own randomness. Everything before is untouched, so the
+    /// run forks: the coverage-guided search puts these in plans to try
+    /// other continuations of a situation it reached. No profile draws one.
+    Reseed {
+        seed: u64,
+    },
 }
 
 /// A storage fault that lasts a while. A model sees it as a

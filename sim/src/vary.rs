@@ -6,7 +6,7 @@
 //! values listed in `varied`) goes into the report, so a replay draws
 //! nothing.
 
-use crate::rng::{range, stream, Stream};
+use crate::rng::{chance, range, stream, Stream};
 use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Vary {
-    /// An integer drawn uniformly from `[lo, hi]`, both included.
+    /// An integer from `[lo, hi]`, both included: an end a quarter of the
+    /// time, else uniformly.
     Range([u64; 2]),
     /// One of these values, each as likely.
     OneOf(Vec<Value>),
@@ -33,6 +34,9 @@ const ROOTS: &[&str] = &[
     "safety_ms",
     "liveness_ms",
 ];
+
+/// How often a range is drawn at one of its ends.
+const EDGE: f64 = 0.25;
 
 /// Most combinations of extremes checked when a scenario is loaded.
 const CORNERS_MAX: usize = 1024;
@@ -55,8 +59,13 @@ impl Vary {
         }
     }
 
-    fn draw(&self, rng: &mut rand_chacha::ChaCha8Rng) -> Value {
+    /// A value for this knob. A range gives one of its ends a quarter of
+    /// the time: bugs of configuration sit at the edges (one entry per
+    /// append, the shortest timeout, the fewest clients), and a uniform
+    /// draw from a wide range almost never lands there.
+    pub fn draw(&self, rng: &mut rand_chacha::ChaCha8Rng) -> Value {
         match self {
+            Vary::Range([lo, hi]) if chance(rng, EDGE) => (if chance(rng, 0.5) { *lo } else { *hi }).into(),
             Vary::Range([lo, hi]) => range(rng, *lo, *hi).into(),
             Vary::OneOf(v) => v[range(rng, 0, v.len() as u64 - 1) as usize].clone(),
         }

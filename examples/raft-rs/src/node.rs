@@ -177,6 +177,8 @@ pub struct Node<V: Version> {
     reads: BTreeMap<u64, Read>,
     /// The (role, term) last reported.
     seen: Option<(Role, u64)>,
+    /// The log tail (index, term) last reported.
+    tail: Option<(u64, u64)>,
     /// The randomized election timeout this node last set.
     timeout: usize,
     /// Hard states written and not yet durable: (fsync that covers it, term, vote).
@@ -205,6 +207,7 @@ impl<V: Version> Node<V> {
             writes: BTreeSet::new(),
             reads: BTreeMap::new(),
             seen: None,
+            tail: None,
             timeout: 0,
             unsynced: Vec::new(),
             durable: (0, 0),
@@ -216,6 +219,22 @@ impl<V: Version> Node<V> {
 
     pub fn raw(&mut self) -> &mut V::Raw {
         self.raw.as_mut().expect("the node has booted")
+    }
+
+    /// Reports the log's tail if an input moved it (what the search reads
+    /// to tell who holds the newest entry).
+    fn report_tail(&mut self, io: &mut NodeIo<V>) {
+        let Some(raw) = self.raw.as_mut() else { return };
+        let store = V::store(raw);
+        let index = store.last_index();
+        let tail = (index, store.term(index).unwrap_or(0));
+        if self.tail != Some(tail) {
+            self.tail = Some(tail);
+            io.event(ModelEvent::LogTail {
+                index: tail.0,
+                term: tail.1,
+            });
+        }
     }
 
     pub fn applied(&self) -> u64 {
@@ -540,10 +559,12 @@ impl<V: Version> Machine for Node<V> {
         io.set_timer(TICK, self.cfg.tick_ms * NS_PER_MS);
         self.observe(io, Cause::Boot);
         V::drive(self, io);
+        self.report_tail(io);
     }
 
     fn on_message(&mut self, from: NodeId, msg: Self::Msg, io: &mut NodeIo<V>) {
         self.on_input(Input::Message(from, msg.0), io);
+        self.report_tail(io);
     }
 
     fn on_timer(&mut self, timer: TimerId, io: &mut NodeIo<V>) {
@@ -551,11 +572,13 @@ impl<V: Version> Machine for Node<V> {
             // The clock keeps its period whether or not the loop is free.
             io.set_timer(TICK, self.cfg.tick_ms * NS_PER_MS);
             self.on_input(Input::Tick, io);
+            self.report_tail(io);
         }
     }
 
     fn on_client(&mut self, req: ClientReq, io: &mut NodeIo<V>) {
         self.on_input(Input::Client(req), io);
+        self.report_tail(io);
     }
 
     fn on_fsynced(&mut self, ticket: SyncTicket, io: &mut NodeIo<V>) {
@@ -579,6 +602,7 @@ impl<V: Version> Machine for Node<V> {
         }
         V::synced(self, ticket, io);
         self.drain(io);
+        self.report_tail(io);
     }
 }
 

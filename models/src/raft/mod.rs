@@ -89,6 +89,8 @@ pub struct Raft {
     role: Role,
     /// The (role, term) last reported in a Role event.
     reported: Option<(Role, u64)>,
+    /// The log tail (index, term) last reported in a LogTail event.
+    reported_tail: Option<(u64, u64)>,
     leader: Option<NodeId>,
     last_leader_contact_ns: Option<u64>,
     prevotes: BTreeSet<NodeId>,
@@ -135,6 +137,7 @@ impl Raft {
             snapshot: Snapshot::empty(),
             role: Role::Follower,
             reported: None,
+            reported_tail: None,
             leader: None,
             last_leader_contact_ns: None,
             prevotes: BTreeSet::new(),
@@ -195,6 +198,20 @@ impl Raft {
     fn reset_election_timer(&mut self, io: &mut RaftIo) {
         let after_ns = io.random_range(self.election_timeout_min_ns(), self.election_timeout_max_ns());
         io.set_timer(ELECTION, after_ns);
+    }
+
+    /// What every input ends with: the log's tail reported if it moved, and
+    /// the HLC stamp on what the step sent.
+    fn after_step(&mut self, io: &mut RaftIo) {
+        let tail = (self.log.last_index(), self.log.last_term());
+        if self.reported_tail != Some(tail) {
+            self.reported_tail = Some(tail);
+            io.event(ModelEvent::LogTail {
+                index: tail.0,
+                term: tail.1,
+            });
+        }
+        self.stamp_sent(io);
     }
 
     /// Reports the role whenever it or the term changes, so the trace shows
@@ -282,6 +299,7 @@ impl Machine for Raft {
             digest: self.sm.digest(),
         });
         self.reported = None;
+        self.reported_tail = None;
         self.set_role(io, Role::Follower, "boot", None);
         if r.had_entries {
             io.reached("restart-with-log");
@@ -289,7 +307,7 @@ impl Machine for Raft {
         self.reset_election_timer(io);
         self.lease_boot(io);
         self.swim_boot(io, r.incarnation);
-        self.stamp_sent(io);
+        self.after_step(io);
     }
 
     fn on_message(&mut self, from: NodeId, msg: RaftMsg, io: &mut Io<Self>) {
@@ -297,23 +315,23 @@ impl Machine for Raft {
             return;
         }
         self.step_message(from, msg, io);
-        self.stamp_sent(io);
+        self.after_step(io);
     }
 
     fn on_timer(&mut self, timer: TimerId, io: &mut Io<Self>) {
         self.step_timer(timer, io);
-        self.stamp_sent(io);
+        self.after_step(io);
     }
 
     fn on_client(&mut self, req: ClientReq, io: &mut Io<Self>) {
         self.step_client(req, io);
-        self.stamp_sent(io);
+        self.after_step(io);
     }
 
     fn on_fsynced(&mut self, ticket: SyncTicket, io: &mut Io<Self>) {
         self.fsynced(io, ticket);
         self.swim_synced(ticket);
-        self.stamp_sent(io);
+        self.after_step(io);
     }
 
     fn on_fsync_failed(&mut self, ticket: SyncTicket, io: &mut Io<Self>) {
@@ -321,7 +339,7 @@ impl Machine for Raft {
         if self.cfg.bugs.fsync_error_ignored {
             self.swim_synced(ticket);
         }
-        self.stamp_sent(io);
+        self.after_step(io);
     }
 }
 

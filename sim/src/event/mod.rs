@@ -175,6 +175,14 @@ pub enum ModelEvent {
     Compact {
         index: u64,
     },
+    /// The node's log now ends at `index`, an entry of `term` (reported
+    /// when either changes: appends, truncations, a snapshot installed, a
+    /// boot). What the search reads to tell who holds the newest entry and
+    /// how far each log is from the leader's.
+    LogTail {
+        index: u64,
+        term: u64,
+    },
     /// A `follower-get` of `key` was answered from this node's state as
     /// applied up to `served_index`, which the node declared to hold every
     /// write committed `staleness_ms` or more before.

@@ -94,7 +94,7 @@ fn check_action(action: &Action, nodes: usize) -> Result<(), String> {
             within("drop_per_million", *drop_per_million, 0..=1_000_000)?;
             ms("delay_ms_extra", *delay_ms_extra, 0)
         }
-        Action::Heal | Action::CutLeaderLink { .. } | Action::ClockDriftLeader { .. } => Ok(()),
+        Action::Heal | Action::CutLeaderLink { .. } | Action::ClockDriftLeader { .. } | Action::Reseed { .. } => Ok(()),
         Action::Crash { node: n } | Action::Restart { node: n } | Action::ClockDrift { node: n, .. } => node(*n),
         Action::Pause { node: n, ms: d } | Action::Disk { node: n, ms: d, .. } => {
             node(*n).and_then(|_| ms("ms", *d, 0))

@@ -3,7 +3,9 @@
 //!
 //! - **abstract states**: after every event that changes one, the multiset of
 //!   per-node abstractions (down or its role, terms behind the highest,
-//!   whether its commit index lags far behind), sorted so that runs
+//!   whether its commit index lags far behind the leader's, and for a model
+//!   that reports its log's tail: whether the node holds the newest entry,
+//!   and its log's length against the leader's), sorted so that runs
 //!   differing only by which node is which count once;
 //! - **transitions** between consecutive abstract states;
 //! - **happens-before summaries**: each delivered message kind with the
@@ -38,6 +40,8 @@ struct Node {
     role: u8,
     term: u64,
     commit: u64,
+    /// The log's last entry as (term, index), once the model reports it.
+    tail: Option<(u64, u64)>,
 }
 
 fn role_code(r: Role) -> u8 {
@@ -104,6 +108,10 @@ pub fn features(trace: &[Event]) -> Features {
                         nodes[n].commit = *index;
                         changed = true;
                     }
+                    ModelEvent::LogTail { index, term } => {
+                        nodes[n].tail = Some((*term, *index));
+                        changed = true;
+                    }
                     ModelEvent::Custom(c) => {
                         add(&mut out, e.t_ns, h(1, (c.name(), nodes[n].role)));
                     }
@@ -166,6 +174,7 @@ fn generic_tag(m: &ModelEvent) -> &'static str {
         ModelEvent::Apply { .. } => "apply",
         ModelEvent::SmReset { .. } => "sm-reset",
         ModelEvent::Compact { .. } => "compact",
+        ModelEvent::LogTail { .. } => "log-tail",
         ModelEvent::FollowerRead { .. } => "follower-read",
         ModelEvent::Hlc { .. } => "hlc",
         ModelEvent::HlcRefused { .. } => "hlc-refused",
@@ -187,19 +196,47 @@ fn op_kind(op: &crate::workload::KvOp) -> &'static str {
     }
 }
 
-/// The sorted per-node abstractions, hashed: down or its role, how many
-/// terms it is behind the highest (0, 1, more), and whether its commit
-/// index is far behind the highest. Coarse on purpose: a run should count
-/// as new for a situation, not for another interleaving of the same one.
+/// The sorted per-node abstractions, hashed. Per node: down or its role;
+/// how many terms it is behind the highest (0, 1, more); whether its commit
+/// index is far behind the leader's (the highest, without a leader); and,
+/// where the model reports log tails, how its last entry compares with the
+/// newest any node holds (the same, the same term but fewer entries, an
+/// older term) and its log's length against the leader's (shorter, equal,
+/// longer). A crashed node keeps its last reported tail: what it held
+/// durably still decides elections once it is back. Coarse on purpose: a
+/// run should count as new for a situation, not for another interleaving
+/// of the same one.
 fn abstract_state(nodes: &[Node]) -> u64 {
     let max_term = nodes.iter().filter(|n| n.up).map(|n| n.term).max().unwrap_or(0);
-    let max_commit = nodes.iter().map(|n| n.commit).max().unwrap_or(0);
-    let mut abs: Vec<(u8, u8, bool)> = nodes
+    let leader = nodes.iter().filter(|n| n.up && n.role == 4).max_by_key(|n| n.term);
+    let ref_commit = leader.map_or_else(|| nodes.iter().map(|n| n.commit).max().unwrap_or(0), |l| l.commit);
+    let newest = nodes.iter().filter_map(|n| n.tail).max();
+    let ref_len = leader.and_then(|l| l.tail).or(newest).map_or(0, |(_, index)| index);
+    let mut abs: Vec<(u8, u8, bool, u8, u8)> = nodes
         .iter()
         .map(|n| {
             let role = if n.up { n.role } else { 5 };
             let behind = max_term.saturating_sub(n.term).min(2) as u8;
-            (role, behind, max_commit.saturating_sub(n.commit) >= FAR_BEHIND)
+            let lags = ref_commit.saturating_sub(n.commit) >= FAR_BEHIND;
+            let (holds, len) = match (n.tail, newest) {
+                (Some(t), Some(new)) => {
+                    let holds = if t == new {
+                        0
+                    } else if t.0 == new.0 {
+                        1
+                    } else {
+                        2
+                    };
+                    let len = match t.1.cmp(&ref_len) {
+                        std::cmp::Ordering::Less => 0,
+                        std::cmp::Ordering::Equal => 1,
+                        std::cmp::Ordering::Greater => 2,
+                    };
+                    (holds, len)
+                }
+                _ => (3, 3),
+            };
+            (role, behind, lags, holds, len)
         })
         .collect();
     abs.sort_unstable();
@@ -258,5 +295,50 @@ mod tests {
         let g = features(&two_leaders);
         assert!(f.keys().all(|k| g.contains_key(k)));
         assert!(g.len() > f.len());
+    }
+
+    fn tail(i: u64, node: usize, index: u64, term: u64) -> Event {
+        ev(i, Some(node), EventKind::Model(ModelEvent::LogTail { index, term }))
+    }
+
+    fn states(f: &Features) -> Vec<u64> {
+        f.keys().copied().filter(|&k| kind(k) == STATE).collect()
+    }
+
+    /// The state reached last (each state with when it was first reached).
+    fn last_state(f: &Features) -> Option<u64> {
+        f.iter()
+            .filter(|(&k, _)| kind(k) == STATE)
+            .max_by_key(|(_, &t)| t)
+            .map(|(&k, _)| k)
+    }
+
+    #[test]
+    fn who_holds_the_newest_entry_tells_states_apart() {
+        let boot: Vec<Event> = (0..3)
+            .map(|n| ev(n as u64, Some(n), EventKind::Boot { restart: false }))
+            .collect();
+        let mut same = boot.clone();
+        same.extend([
+            role(3, 0, 2, Role::Leader),
+            tail(4, 0, 5, 2),
+            tail(5, 1, 5, 2),
+            tail(6, 2, 5, 2),
+        ]);
+        // The same lengths, but node 2's last entry is of a term nobody else holds.
+        let mut apart = boot.clone();
+        apart.extend([
+            role(3, 0, 2, Role::Leader),
+            tail(4, 0, 5, 2),
+            tail(5, 1, 5, 2),
+            tail(6, 2, 5, 3),
+        ]);
+        let (a, b) = (features(&same), features(&apart));
+        assert_ne!(last_state(&a), last_state(&b));
+        let a = states(&a);
+        // A model that reports no tails is read as before: tails add states, never hide them.
+        let mut bare = boot;
+        bare.push(role(3, 0, 2, Role::Leader));
+        assert!(states(&features(&bare)).len() < a.len());
     }
 }

@@ -77,14 +77,15 @@ pub fn mutate(
     let edits = range(rng, 1, 3);
     let focus = focus.filter(|_| chance(rng, 0.75));
     for _ in 0..edits {
-        match range(rng, 0, 9) {
+        match range(rng, 0, 10) {
             0 | 1 => add_copy(&mut c, true, focus, space, rng),
             2 => delete(&mut c, focus, rng),
             3 | 4 => shift(&mut c, focus, space, rng),
             5 => retarget(&mut c, focus, space, rng),
             6 => add_copy(&mut c, false, focus, space, rng),
             7 => splice(&mut c, other, space, rng),
-            8 => c.seed = rng_u64(rng),
+            8 => fork(&mut c, focus, space, rng),
+            9 => c.seed = rng_u64(rng),
             _ => redraw_knob(&mut c, space, rng),
         }
     }
@@ -125,6 +126,19 @@ fn add_copy(c: &mut Candidate, from_pool: bool, focus: Option<u64>, space: &Spac
     let mut e = source[range(rng, 0, source.len() as u64 - 1) as usize].clone();
     e.at_ns = when(focus, space, rng);
     c.plan.push(e);
+}
+
+/// Forks the run soon after the focus: the same situation, then other
+/// message chaos, timeouts and workload. Without this a mutant keeps its
+/// parent's seed, and a bug that needs one more lucky draw after the
+/// situation stays out of reach however often the situation recurs.
+fn fork(c: &mut Candidate, focus: Option<u64>, space: &Space, rng: &mut ChaCha8Rng) {
+    let at_ns = when(focus, space, rng);
+    let seed = rng_u64(rng);
+    c.plan.push(PlanEntry {
+        at_ns,
+        action: Action::Reseed { seed },
+    });
 }
 
 fn delete(c: &mut Candidate, focus: Option<u64>, rng: &mut ChaCha8Rng) {
@@ -200,11 +214,7 @@ fn redraw_knob(c: &mut Candidate, space: &Space, rng: &mut ChaCha8Rng) {
         .iter()
         .nth(range(rng, 0, vary.len() as u64 - 1) as usize)
         .expect("in range");
-    let value = match v {
-        Vary::Range([lo, hi]) => range(rng, *lo, *hi).into(),
-        Vary::OneOf(vals) => vals[range(rng, 0, vals.len() as u64 - 1) as usize].clone(),
-    };
-    c.knobs.insert(path.clone(), value);
+    c.knobs.insert(path.clone(), v.draw(rng));
 }
 
 /// Keeps a plan within what the scenario allows: in time order, inside the

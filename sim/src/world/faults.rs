@@ -111,6 +111,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             Action::DiskRot { node, per_million } => {
                 self.nodes[node].disk.rot(per_million);
             }
+            Action::Reseed { seed } => self.reseed(seed),
         }
     }
 

@@ -273,6 +273,17 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
     }
 
+    /// A fork of the run ([`crate::nemesis::Action::Reseed`]): every stream
+    /// of chance the run still draws from starts again from `seed`.
+    fn reseed(&mut self, seed: u64) {
+        self.net_rng = stream(seed, Stream::Net);
+        self.disk_rng = stream(seed, Stream::Disk);
+        self.work_rng = stream(seed, Stream::Workload);
+        for (i, slot) in self.nodes.iter_mut().enumerate() {
+            slot.rng = stream(seed, Stream::Node(i));
+        }
+    }
+
     fn outcome(self) -> RunOutcome {
         let mut counters = BTreeMap::new();
         for c in &self.checkers {

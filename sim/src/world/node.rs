@@ -67,7 +67,7 @@ pub(super) struct Slot<M: Machine> {
     pub(super) inc: u64,
     pub(super) disk: Disk<M::Rec>,
     pub(super) clock: Clock,
-    rng: ChaCha8Rng,
+    pub(super) rng: ChaCha8Rng,
     next_ticket: SyncTicket,
     timers: BTreeMap<TimerId, u64>,
     timer_gen: u64,

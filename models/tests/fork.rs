@@ -1,0 +1,85 @@
+//! A `reseed` plan entry forks a run: everything before it is the run it
+//! came from, what follows draws its chance afresh, and the fork is as
+//! repeatable as any run (it is part of the plan a report keeps).
+
+use sim::event::{Event, EventKind, ModelEvent};
+use sim::nemesis::{Action, PlanEntry};
+use sim::runner::run_seed_with;
+use sim::world::{Overrides, RunOutcome};
+
+const AT_NS: u64 = 2_000_000_000;
+
+fn run(plan: Option<Vec<PlanEntry>>) -> RunOutcome {
+    let reg = models::registry();
+    let sc = reg.load("raft-partitions").unwrap();
+    let o = Overrides {
+        plan,
+        ..Overrides::default()
+    }
+    .keeping_all();
+    run_seed_with(&reg, &sc, 3, &[], o).unwrap().0
+}
+
+fn before(events: &[Event]) -> Vec<&Event> {
+    events.iter().take_while(|e| e.t_ns < AT_NS).collect()
+}
+
+#[test]
+fn a_reseed_keeps_the_run_before_it_and_changes_what_follows() {
+    let base = run(None);
+    let mut plan = base.plan.clone();
+    plan.push(PlanEntry {
+        at_ns: AT_NS,
+        action: Action::Reseed { seed: 99 },
+    });
+    plan.sort_by_key(|e| e.at_ns);
+    let forked = run(Some(plan.clone()));
+    let (a, b) = (base.trace.events(), forked.trace.events());
+    assert!(before(a).len() > 100, "the fork comes after a real prefix");
+    assert_eq!(before(a), before(b));
+    assert!(b.iter().any(|e| matches!(
+        &e.kind,
+        EventKind::Fault {
+            action: Action::Reseed { seed: 99 }
+        }
+    )));
+    let after = |ev: &[Event]| -> Vec<(u64, String)> {
+        ev.iter()
+            .filter(|e| e.t_ns > AT_NS && matches!(e.kind, EventKind::Deliver { .. }))
+            .take(200)
+            .map(|e| (e.t_ns, format!("{:?}", e.kind)))
+            .collect()
+    };
+    assert_ne!(after(a), after(b), "the continuation draws other chance");
+    assert_ne!(base.trace.hash_hex(), forked.trace.hash_hex());
+    // The same plan, the same fork.
+    assert_eq!(run(Some(plan)).trace.hash_hex(), forked.trace.hash_hex());
+}
+
+#[test]
+fn the_raft_model_reports_its_log_tail_when_it_moves() {
+    let out = run(None);
+    let mut last: Vec<Option<(u64, u64)>> = vec![None; 5];
+    let mut reports = vec![0; 5];
+    for e in out.trace.events() {
+        let Some(n) = e.node else { continue };
+        match e.kind {
+            EventKind::Boot { .. } => last[n] = None,
+            EventKind::Model(ModelEvent::LogTail { index, term }) => {
+                assert_ne!(
+                    last[n],
+                    Some((index, term)),
+                    "node {n} reported a tail that had not moved"
+                );
+                last[n] = Some((index, term));
+                reports[n] += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        reports.iter().all(|&r| r > 3),
+        "every node reports its log: {reports:?}"
+    );
+    assert!(last.iter().flatten().any(|&(index, term)| index > 1 && term > 0));
+}
