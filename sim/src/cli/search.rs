@@ -55,7 +55,9 @@ pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
             "{}",
             serde_json::json!({"scenario": s.scenario.name, "seed": a.seed, "bugs": a.bugs,
                 "seconds": s.took.as_secs_f64(), "corpus": s.corpus, "guided": s.guided,
-                "plain": s.plain, "curve": s.curve, "interrupted": s.interrupted})
+                "plain": s.plain, "curve": s.curve, "interrupted": s.interrupted,
+                "at_equal_cost": crate::search::at_equal_cost(&s.curve)
+                    .map(|(g, p)| serde_json::json!({"guided": g, "plain": p}))})
         );
     } else {
         crate::outln!(
@@ -79,6 +81,17 @@ pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
                 .map(|p| format!("{}: {}/{}", p.runs, p.guided, p.plain.unwrap_or(0)))
                 .collect();
             crate::outln!("  features by runs (guided/plain): {}", marks.join("  "));
+            if let Some((g, p)) = crate::search::at_equal_cost(&s.curve) {
+                crate::outln!(
+                    "  at equal CPU: guided {} features, {} abstract states in {:.1} s of runs; plain {} features, {} abstract states in {:.1} s",
+                    g.features,
+                    g.states,
+                    g.run_seconds,
+                    p.features,
+                    p.states,
+                    p.run_seconds
+                );
+            }
         }
         for r in s.guided.reports.iter().chain(s.plain.iter().flat_map(|p| &p.reports)) {
             crate::outln!("  report: {}  (replay: dst replay {})", r.display(), r.display());

@@ -87,7 +87,8 @@ pub struct Side {
     seen: BTreeMap<u64, u32>,
 }
 
-/// How coverage grew: after each batch.
+/// How coverage grew: after each batch. Run seconds are each side's own
+/// CPU time, so the two sides can be compared at equal cost.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Point {
     pub runs: u64,
@@ -95,6 +96,58 @@ pub struct Point {
     pub guided: usize,
     pub plain: Option<usize>,
     pub corpus: usize,
+    pub guided_states: usize,
+    pub plain_states: Option<usize>,
+    pub guided_run_seconds: f64,
+    pub plain_run_seconds: Option<f64>,
+}
+
+/// Features and abstract states of one side at a run cost.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct AtCost {
+    pub run_seconds: f64,
+    pub features: usize,
+    pub states: usize,
+}
+
+/// Both sides at the same CPU time: the cost of the cheaper side's whole
+/// campaign, and each side's coverage at the last batch within it.
+pub fn at_equal_cost(curve: &[Point]) -> Option<(AtCost, AtCost)> {
+    let last = curve.last()?;
+    let budget = last.guided_run_seconds.min(last.plain_run_seconds?);
+    let guided = curve
+        .iter()
+        .filter(|p| p.guided_run_seconds <= budget)
+        .next_back()
+        .map_or(
+            AtCost {
+                run_seconds: 0.0,
+                features: 0,
+                states: 0,
+            },
+            |p| AtCost {
+                run_seconds: p.guided_run_seconds,
+                features: p.guided,
+                states: p.guided_states,
+            },
+        );
+    let plain = curve
+        .iter()
+        .filter(|p| p.plain_run_seconds.is_some_and(|s| s <= budget))
+        .next_back()
+        .map_or(
+            AtCost {
+                run_seconds: 0.0,
+                features: 0,
+                states: 0,
+            },
+            |p| AtCost {
+                run_seconds: p.plain_run_seconds.unwrap_or(0.0),
+                features: p.plain.unwrap_or(0),
+                states: p.plain_states.unwrap_or(0),
+            },
+        );
+    Some((guided, plain))
 }
 
 pub struct SearchSummary {
@@ -222,6 +275,10 @@ pub fn search(
             guided: guided.seen.len(),
             plain: plain.as_ref().map(|p| p.seen.len()),
             corpus: corpus.len(),
+            guided_states: guided.states,
+            plain_states: plain.as_ref().map(|p| p.states),
+            guided_run_seconds: guided.run_seconds,
+            plain_run_seconds: plain.as_ref().map(|p| p.run_seconds),
         };
         on_batch(&point);
         curve.push(point);
@@ -339,6 +396,9 @@ fn absorb(side: &mut Side, f: &Features) -> Vec<(u64, u64)> {
         let n = side.seen.entry(feature).or_insert(0);
         if *n == 0 {
             novel.push((feature, t));
+            if features::kind(feature) == features::STATE {
+                side.states += 1;
+            }
         }
         *n += 1;
     }
@@ -375,4 +435,39 @@ fn record(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(g: (f64, usize, usize), p: (f64, usize, usize)) -> Point {
+        Point {
+            runs: 0,
+            seconds: 0.0,
+            guided: g.1,
+            plain: Some(p.1),
+            corpus: 0,
+            guided_states: g.2,
+            plain_states: Some(p.2),
+            guided_run_seconds: g.0,
+            plain_run_seconds: Some(p.0),
+        }
+    }
+
+    #[test]
+    fn sides_are_compared_at_the_cheaper_sides_whole_cost() {
+        // Guided runs cost more: at plain's 3 s, guided had reached its 2.5 s point.
+        let curve = vec![
+            point((1.5, 10, 2), (1.0, 9, 2)),
+            point((2.5, 30, 6), (2.0, 14, 3)),
+            point((4.0, 50, 9), (3.0, 20, 4)),
+        ];
+        let (g, p) = at_equal_cost(&curve).unwrap();
+        assert_eq!((g.run_seconds, g.features, g.states), (2.5, 30, 6));
+        assert_eq!((p.run_seconds, p.features, p.states), (3.0, 20, 4));
+        let mut alone = curve;
+        alone.iter_mut().for_each(|p| p.plain_run_seconds = None);
+        assert_eq!(at_equal_cost(&alone), None);
+    }
 }
