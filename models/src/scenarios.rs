@@ -75,4 +75,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "raft-storage-faults",
         include_str!("../../scenarios/raft-storage-faults.json"),
     ),
+    ("cluster-ddl", include_str!("../../scenarios/cluster-ddl.json")),
+    ("cluster-epochs", include_str!("../../scenarios/cluster-epochs.json")),
+    ("cluster-boot", include_str!("../../scenarios/cluster-boot.json")),
+    ("cluster-gather", include_str!("../../scenarios/cluster-gather.json")),
 ];

@@ -1,0 +1,115 @@
+//! The cluster layer as dst knows it: its config, invariants, bug switches
+//! (BUGS.md, "Cluster layer") and coverage goals. Nothing of it lives in `sim`.
+
+use super::check::{BootReadError, DescriptorFenced, EpochFenced, GatherComplete};
+use super::{ClusterBugs, ClusterConfig, ClusterNode};
+use sim::registry::{Bug, InvariantDef, ModelDef, Setup};
+
+pub const BUGS: &[Bug] = &[
+    Bug {
+        id: "lease-after-ddl",
+        kind: "safety",
+        invariants: &["descriptor-fenced"],
+        scenario: "cluster-ddl",
+        summary: "a plan stamped at BEGIN takes its lease at COMMIT after a DDL and dispatches against the superseded version",
+    },
+    Bug {
+        id: "fence-once",
+        kind: "safety",
+        invariants: &["descriptor-fenced"],
+        scenario: "cluster-ddl",
+        summary: "the descriptor fence runs once before the dispatch loop: a DDL committed mid-loop goes unseen",
+    },
+    Bug {
+        id: "epoch-unchecked",
+        kind: "safety",
+        invariants: &["epoch-fenced"],
+        scenario: "cluster-epochs",
+        summary: "the epoch in an RPC header is not checked at decode: a message of an older epoch changes state",
+    },
+    Bug {
+        id: "read-error-as-zero",
+        kind: "safety",
+        invariants: &["boot-read-error"],
+        scenario: "cluster-boot",
+        summary: "a read error at boot is taken for an empty disk: the worker restarts at incarnation 0",
+    },
+    Bug {
+        id: "gather-no-deadline",
+        kind: "liveness",
+        invariants: &["gather-complete"],
+        scenario: "cluster-gather",
+        summary: "a scatter-gather query has no deadline: a shard that never answers leaves it hanging",
+    },
+    Bug {
+        id: "gather-partial",
+        kind: "safety",
+        invariants: &["gather-complete"],
+        scenario: "cluster-gather",
+        summary: "at its deadline a query returns the parts that came in as a complete aggregate",
+    },
+];
+
+pub const GOALS: &[(&str, &str)] = &[
+    (
+        "ddl-during-lease",
+        "a DDL began while a plan held a lease on the version it supersedes, and committed once the lease drained",
+    ),
+    (
+        "ddl-during-transaction",
+        "a plan's lease came back at a newer version than the plan was stamped with",
+    ),
+    (
+        "revoke-mid-dispatch",
+        "a lease was revoked between two dispatches of one plan",
+    ),
+    ("plan-retried", "a plan gave up with a retryable error"),
+    ("plan-committed", "a plan dispatched every write"),
+    ("restart", "a worker came back at a later incarnation"),
+    ("boot-read-failed", "a worker could not read its disk at boot"),
+    (
+        "shard-failed-mid-gather",
+        "a query's deadline passed with some shard's part missing",
+    ),
+    ("gather-complete", "a query gathered every shard's part"),
+];
+
+pub fn model() -> ModelDef {
+    ModelDef::new(
+        "cluster",
+        "the cluster layer above consensus: a durable catalog of descriptor versions, descriptor leases, plans dispatched to shard owners, epoch-stamped RPCs, scatter-gather queries, incarnations on disk",
+        configure,
+    )
+    .bugs(BUGS)
+    .goals(GOALS)
+    // It reports no roles, log indices, leases or client ops of the generic kinds.
+    .generic(&[])
+    .invariant(InvariantDef::new(
+        "descriptor-fenced",
+        "no write is applied under a descriptor version the catalog had superseded when it was dispatched",
+        |_| Box::new(DescriptorFenced::default()),
+    ))
+    .invariant(InvariantDef::new(
+        "epoch-fenced",
+        "no node changes state on a message whose header epoch is older than its own",
+        |_| Box::new(EpochFenced::default()),
+    ))
+    .invariant(InvariantDef::new(
+        "gather-complete",
+        "every scatter-gather query is answered by its deadline, with a total over every shard or a typed error",
+        |_| Box::new(GatherComplete::default()),
+    ))
+    .invariant(InvariantDef::new(
+        "boot-read-error",
+        "a worker's incarnations only rise: a read error at boot never yields incarnation 0 again",
+        |_| Box::new(BootReadError::default()),
+    ))
+}
+
+fn configure(setup: Setup<'_, ClusterConfig>) -> Result<impl Fn(sim::NodeId) -> ClusterNode, String> {
+    let mut cfg = setup.config;
+    cfg.nodes = setup.scenario.nodes;
+    cfg.bugs = ClusterBugs::from_ids(setup.bugs)?;
+    cfg.validate()?;
+    Ok(move |id| ClusterNode::new(id, cfg.clone()))
+}
