@@ -79,4 +79,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("cluster-epochs", include_str!("../../scenarios/cluster-epochs.json")),
     ("cluster-boot", include_str!("../../scenarios/cluster-boot.json")),
     ("cluster-gather", include_str!("../../scenarios/cluster-gather.json")),
+    (
+        "cluster-triggers",
+        include_str!("../../scenarios/cluster-triggers.json"),
+    ),
 ];

@@ -15,6 +15,10 @@ const CASES: &[(&str, &str, &str)] = &[
     ("cluster-boot", "read-error-as-zero", "boot-read-error"),
     ("cluster-gather", "gather-no-deadline", "gather-complete"),
     ("cluster-gather", "gather-partial", "gather-complete"),
+    ("cluster-triggers", "retry-refires-succeeded", "trigger-exactly-once"),
+    ("cluster-triggers", "failure-cancels-siblings", "trigger-siblings"),
+    ("cluster-triggers", "self-cascade", "cascade-bounded"),
+    ("cluster-triggers", "partial-body", "trigger-exactly-once"),
 ];
 
 #[test]
@@ -45,7 +49,13 @@ fn each_switch_is_caught_by_its_own_invariant() {
 #[test]
 fn the_correct_model_passes_the_same_seeds_and_reaches_every_goal() {
     let reg = registry();
-    for scenario in ["cluster-ddl", "cluster-epochs", "cluster-boot", "cluster-gather"] {
+    for scenario in [
+        "cluster-ddl",
+        "cluster-epochs",
+        "cluster-boot",
+        "cluster-gather",
+        "cluster-triggers",
+    ] {
         let s = reg.load(scenario).unwrap();
         let mut reached = std::collections::BTreeSet::new();
         for seed in 0..SEEDS {

@@ -37,6 +37,22 @@ pub struct ClusterConfig {
     pub query_every_ms: u64,
     /// A query is answered within this long of its fan-out.
     pub gather_deadline_ms: u64,
+    /// Deferred triggers on each shard's source collection; 0 none.
+    pub triggers: u32,
+    /// Trigger 0's action writes back to the collection it watches.
+    pub cascade: bool,
+    /// A write that deep in a cascade fires no trigger.
+    pub cascade_depth_max: u32,
+    /// Statements in a trigger action's body.
+    pub trigger_steps: u32,
+    /// Chance that one statement fails.
+    pub trigger_fail_probability: f64,
+    /// Runs after the first before an action is dead-lettered.
+    pub trigger_retries: u32,
+    /// An action runs this long after its write.
+    pub trigger_delay_ms: u64,
+    /// The first retry waits this long, each later one twice the one before.
+    pub trigger_backoff_ms: u64,
     /// Set by the caller from `--bug` ids, never from a scenario file.
     #[serde(skip)]
     pub bugs: ClusterBugs,
@@ -57,6 +73,14 @@ impl Default for ClusterConfig {
             tick_ms: 5,
             query_every_ms: 0,
             gather_deadline_ms: 50,
+            triggers: 0,
+            cascade: false,
+            cascade_depth_max: 2,
+            trigger_steps: 3,
+            trigger_fail_probability: 0.0,
+            trigger_retries: 3,
+            trigger_delay_ms: 5,
+            trigger_backoff_ms: 5,
             bugs: ClusterBugs::default(),
         }
     }
@@ -64,6 +88,11 @@ impl Default for ClusterConfig {
 
 /// The most shards one plan may write to.
 pub const SHARDS_PER_PLAN_MAX: u32 = 1_000;
+/// The most triggers, cascade depth, statements per body and retries.
+pub const TRIGGERS_MAX: u32 = 100;
+pub const CASCADE_DEPTH_MAX: u32 = 100;
+pub const TRIGGER_STEPS_MAX: u32 = 100;
+pub const TRIGGER_RETRIES_MAX: u32 = 20;
 
 impl ClusterConfig {
     pub const CATALOG: usize = 0;
@@ -96,6 +125,17 @@ impl ClusterConfig {
         }
         ms("config.hold_ms_max", self.hold_ms_max, 0)?;
         ms("config.query_every_ms", self.query_every_ms, 0)?;
+        ms("config.trigger_delay_ms", self.trigger_delay_ms, 1)?;
+        ms("config.trigger_backoff_ms", self.trigger_backoff_ms, 1)?;
+        within("config.triggers", self.triggers, 0..=TRIGGERS_MAX)?;
+        within(
+            "config.cascade_depth_max",
+            self.cascade_depth_max,
+            1..=CASCADE_DEPTH_MAX,
+        )?;
+        within("config.trigger_steps", self.trigger_steps, 1..=TRIGGER_STEPS_MAX)?;
+        within("config.trigger_retries", self.trigger_retries, 0..=TRIGGER_RETRIES_MAX)?;
+        sim::bounds::probability("config.trigger_fail_probability", self.trigger_fail_probability)?;
         within_because(
             "config.lease_margin_ms",
             self.lease_margin_ms,
@@ -114,6 +154,10 @@ pub struct ClusterBugs {
     pub read_error_as_zero: bool,
     pub gather_no_deadline: bool,
     pub gather_partial: bool,
+    pub retry_refires_succeeded: bool,
+    pub failure_cancels_siblings: bool,
+    pub self_cascade: bool,
+    pub partial_body: bool,
 }
 
 impl ClusterBugs {
@@ -127,6 +171,10 @@ impl ClusterBugs {
                 "read-error-as-zero" => &mut b.read_error_as_zero,
                 "gather-no-deadline" => &mut b.gather_no_deadline,
                 "gather-partial" => &mut b.gather_partial,
+                "retry-refires-succeeded" => &mut b.retry_refires_succeeded,
+                "failure-cancels-siblings" => &mut b.failure_cancels_siblings,
+                "self-cascade" => &mut b.self_cascade,
+                "partial-body" => &mut b.partial_body,
                 other => return Err(format!("unknown cluster bug id: {other}")),
             };
             *switch = true;
@@ -148,7 +196,7 @@ mod tests {
             assert!(!seen.contains(&b), "{id} shares a switch");
             seen.push(b);
         }
-        assert_eq!(seen.len(), 6);
+        assert_eq!(seen.len(), 10);
         assert!(ClusterBugs::from_ids(&["apply-requeue".into()]).is_err());
     }
 

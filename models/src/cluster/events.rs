@@ -58,6 +58,41 @@ pub enum ClusterEvent {
     PlanDone {
         plan: u64,
     },
+    /// A write landed in a shard's watched collection: from a plan
+    /// (`cause: None`) or from the action a write `cause` fired.
+    SourceWrite {
+        write: u64,
+        cause: Option<u64>,
+        depth: u32,
+    },
+    TriggerFired {
+        write: u64,
+        trigger: u32,
+    },
+    /// One statement of a trigger action's body took effect.
+    TriggerEffect {
+        write: u64,
+        trigger: u32,
+        step: u32,
+    },
+    /// A trigger action's body failed at `step` on its `attempt`-th run.
+    TriggerFailed {
+        write: u64,
+        trigger: u32,
+        step: u32,
+        attempt: u32,
+    },
+    /// A trigger action completed: its body has `steps` statements.
+    TriggerDone {
+        write: u64,
+        trigger: u32,
+        steps: u32,
+    },
+    /// A trigger action spent its retries and went to the dead-letter queue.
+    DeadLettered {
+        write: u64,
+        trigger: u32,
+    },
     /// A coordinator fanned a query out to `shards`, to be answered within `deadline_ms`.
     QueryBegun {
         query: u64,

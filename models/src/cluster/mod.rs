@@ -29,6 +29,11 @@ pub(crate) const MS: u64 = 1_000_000;
 
 pub(crate) type ClusterIo<'a> = Io<'a, ClusterNode>;
 
+/// A draw with probability `p` from the node's own stream.
+pub(crate) fn chance(io: &mut ClusterIo, p: f64) -> bool {
+    p > 0.0 && ((io.random_u64() >> 11) as f64 / (1u64 << 53) as f64) < p
+}
+
 /// One durable record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rec {

@@ -1,7 +1,9 @@
 //! The cluster layer as dst knows it: its config, invariants, bug switches
 //! (BUGS.md, "Cluster layer") and coverage goals. Nothing of it lives in `sim`.
 
-use super::check::{BootReadError, DescriptorFenced, EpochFenced, GatherComplete};
+use super::check::{
+    BootReadError, CascadeBounded, DescriptorFenced, EpochFenced, GatherComplete, TriggerExactlyOnce, TriggerSiblings,
+};
 use super::{ClusterBugs, ClusterConfig, ClusterNode};
 use sim::registry::{Bug, InvariantDef, ModelDef, Setup};
 
@@ -26,6 +28,34 @@ pub const BUGS: &[Bug] = &[
         invariants: &["epoch-fenced"],
         scenario: "cluster-epochs",
         summary: "the epoch in an RPC header is not checked at decode: a message of an older epoch changes state",
+    },
+    Bug {
+        id: "retry-refires-succeeded",
+        kind: "safety",
+        invariants: &["trigger-exactly-once"],
+        scenario: "cluster-triggers",
+        summary: "a failed trigger action's retry fires every trigger of its write again, those that succeeded included",
+    },
+    Bug {
+        id: "failure-cancels-siblings",
+        kind: "liveness",
+        invariants: &["trigger-siblings"],
+        scenario: "cluster-triggers",
+        summary: "one trigger action's failure cancels the other actions its write fired: they never run nor reach the dead-letter queue",
+    },
+    Bug {
+        id: "self-cascade",
+        kind: "liveness",
+        invariants: &["cascade-bounded"],
+        scenario: "cluster-triggers",
+        summary: "an action's write to the collection its trigger watches is not marked as caused by it: the trigger re-fires forever",
+    },
+    Bug {
+        id: "partial-body",
+        kind: "safety",
+        invariants: &["trigger-exactly-once"],
+        scenario: "cluster-triggers",
+        summary: "a trigger body fails mid-block with its first statements landed, and the retry runs them again",
     },
     Bug {
         id: "read-error-as-zero",
@@ -72,12 +102,22 @@ pub const GOALS: &[(&str, &str)] = &[
         "a query's deadline passed with some shard's part missing",
     ),
     ("gather-complete", "a query gathered every shard's part"),
+    ("trigger-retried", "a trigger action failed and was retried"),
+    (
+        "trigger-dead-lettered",
+        "a trigger action spent its retries and was dead-lettered",
+    ),
+    (
+        "sibling-failed",
+        "a trigger action failed while another action of the same write waited",
+    ),
+    ("cascade-stopped", "a cascade of trigger writes reached its depth bound"),
 ];
 
 pub fn model() -> ModelDef {
     ModelDef::new(
         "cluster",
-        "the cluster layer above consensus: a durable catalog of descriptor versions, descriptor leases, plans dispatched to shard owners, epoch-stamped RPCs, scatter-gather queries, incarnations on disk",
+        "the cluster layer above consensus: a durable catalog of descriptor versions, descriptor leases, plans dispatched to shard owners, epoch-stamped RPCs, scatter-gather queries, deferred triggers, incarnations on disk",
         configure,
     )
     .bugs(BUGS)
@@ -100,10 +140,34 @@ pub fn model() -> ModelDef {
         |_| Box::new(GatherComplete::default()),
     ))
     .invariant(InvariantDef::new(
+        "trigger-exactly-once",
+        "each statement of a trigger's action on a source write is applied once, and a completed action has all of them",
+        |_| Box::new(TriggerExactlyOnce::default()),
+    ))
+    .invariant(InvariantDef::new(
+        "trigger-siblings",
+        "every trigger action a write fires, on a node that stays up, completes or is dead-lettered within its delay and retries",
+        |s| Box::new(TriggerSiblings::new(&scenario_config(s))),
+    ))
+    .invariant(InvariantDef::new(
+        "cascade-bounded",
+        "no write is made deeper in a cascade of trigger writes (by lineage) than cascade_depth_max",
+        |s| Box::new(CascadeBounded::new(scenario_config(s).cascade_depth_max)),
+    ))
+    .invariant(InvariantDef::new(
         "boot-read-error",
         "a worker's incarnations only rise: a read error at boot never yields incarnation 0 again",
         |_| Box::new(BootReadError::default()),
     ))
+}
+
+/// The scenario's config as its checkers read it; a config the model
+/// refuses never runs, so the defaults stand in for it here.
+fn scenario_config(s: &sim::Scenario) -> ClusterConfig {
+    match &s.config {
+        serde_json::Value::Object(_) => serde_json::from_value(s.config.clone()).unwrap_or_default(),
+        _ => ClusterConfig::default(),
+    }
 }
 
 fn configure(setup: Setup<'_, ClusterConfig>) -> Result<impl Fn(sim::NodeId) -> ClusterNode, String> {

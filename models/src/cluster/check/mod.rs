@@ -2,14 +2,20 @@
 //! ([`super::events::ClusterEvent`]) and the generic boot, halt and fault events.
 
 mod boot_read_error;
+mod cascade_bounded;
 mod descriptor_fenced;
 mod epoch_fenced;
 mod gather_complete;
+mod trigger_exactly_once;
+mod trigger_siblings;
 
 pub use boot_read_error::BootReadError;
+pub use cascade_bounded::CascadeBounded;
 pub use descriptor_fenced::DescriptorFenced;
 pub use epoch_fenced::EpochFenced;
 pub use gather_complete::GatherComplete;
+pub use trigger_exactly_once::TriggerExactlyOnce;
+pub use trigger_siblings::TriggerSiblings;
 
 #[cfg(test)]
 pub(crate) mod tests {

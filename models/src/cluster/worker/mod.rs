@@ -3,6 +3,7 @@
 //! COMMIT) and owns one shard, applying the writes dispatched to it.
 
 mod gather;
+mod triggers;
 
 use super::events::ClusterEvent;
 use super::msg::{Body, ClusterMsg};
@@ -10,6 +11,7 @@ use super::{ClusterConfig, ClusterIo, Rec, MS};
 use gather::Gather;
 use sim::machine::{DiskError, NodeId, SyncTicket, TimerId};
 use std::collections::BTreeSet;
+use triggers::Deferred;
 
 const T_PLAN: TimerId = 1;
 const T_COMMIT: TimerId = 2;
@@ -18,6 +20,7 @@ const T_RPC: TimerId = 4;
 const T_JOIN: TimerId = 5;
 const T_QUERY: TimerId = 6;
 const T_GATHER_DEADLINE: TimerId = 7;
+const T_TRIGGERS: TimerId = 8;
 
 /// Early revocations remembered; one plan waits for one grant at a time.
 const REVOKED_EARLY_MAX: usize = 16;
@@ -66,6 +69,7 @@ pub struct Worker {
     /// Writes this node's shard has applied since it booted.
     applied: u64,
     gather: Option<Gather>,
+    deferred: Deferred,
 }
 
 impl Worker {
@@ -80,6 +84,7 @@ impl Worker {
             revoked_early: BTreeSet::new(),
             applied: 0,
             gather: None,
+            deferred: Deferred::default(),
         }
     }
 
@@ -217,6 +222,7 @@ impl Worker {
                     version,
                     epoch: msg.epoch,
                 });
+                self.source_write(None, 0, io);
             }
             Body::Query { query } => self.answer_query(from, query, io),
             Body::Partial { query, count } => self.partial(from, query, count, io),
@@ -332,6 +338,7 @@ impl Worker {
         if shard == me {
             self.applied += 1;
             io.emit(&ClusterEvent::Applied { plan, version, epoch });
+            self.source_write(None, 0, io);
         } else {
             self.send(io, shard, Body::Dispatch { plan, version });
         }
@@ -403,6 +410,7 @@ impl Worker {
             T_DISPATCH => self.dispatch_next(io),
             T_QUERY => self.start_query(io),
             T_GATHER_DEADLINE => self.gather_deadline(io),
+            T_TRIGGERS => self.run_triggers(io),
             _ => {}
         }
     }
