@@ -83,4 +83,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "cluster-triggers",
         include_str!("../../scenarios/cluster-triggers.json"),
     ),
+    (
+        "cluster-readiness",
+        include_str!("../../scenarios/cluster-readiness.json"),
+    ),
 ];

@@ -19,6 +19,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("cluster-triggers", "failure-cancels-siblings", "trigger-siblings"),
     ("cluster-triggers", "self-cascade", "cascade-bounded"),
     ("cluster-triggers", "partial-body", "trigger-exactly-once"),
+    ("cluster-readiness", "readiness-wall-deadline", "readiness-progress"),
 ];
 
 #[test]
@@ -55,6 +56,7 @@ fn the_correct_model_passes_the_same_seeds_and_reaches_every_goal() {
         "cluster-boot",
         "cluster-gather",
         "cluster-triggers",
+        "cluster-readiness",
     ] {
         let s = reg.load(scenario).unwrap();
         let mut reached = std::collections::BTreeSet::new();

@@ -152,6 +152,10 @@ impl Catalog {
                     },
                 );
             }
+            Body::CatchUp { from: at } => {
+                let to = at.saturating_add(self.cfg.catchup_batch).min(self.cfg.catchup_entries);
+                self.send(io, from, Body::Entries { from: at, to });
+            }
             Body::Released { lease } => {
                 self.leases.remove(&lease);
                 self.drain(io);

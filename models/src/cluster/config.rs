@@ -37,6 +37,13 @@ pub struct ClusterConfig {
     pub query_every_ms: u64,
     /// A query is answered within this long of its fan-out.
     pub gather_deadline_ms: u64,
+    /// Entries a joining worker's group catches up from the catalog
+    /// before it is ready; 0 ready at once.
+    pub catchup_entries: u64,
+    /// Entries per catch-up reply.
+    pub catchup_batch: u64,
+    /// Readiness fails a group whose applied index has not advanced for this long.
+    pub readiness_stall_ms: u64,
     /// Deferred triggers on each shard's source collection; 0 none.
     pub triggers: u32,
     /// Trigger 0's action writes back to the collection it watches.
@@ -73,6 +80,9 @@ impl Default for ClusterConfig {
             tick_ms: 5,
             query_every_ms: 0,
             gather_deadline_ms: 50,
+            catchup_entries: 0,
+            catchup_batch: 5,
+            readiness_stall_ms: 300,
             triggers: 0,
             cascade: false,
             cascade_depth_max: 2,
@@ -93,6 +103,8 @@ pub const TRIGGERS_MAX: u32 = 100;
 pub const CASCADE_DEPTH_MAX: u32 = 100;
 pub const TRIGGER_STEPS_MAX: u32 = 100;
 pub const TRIGGER_RETRIES_MAX: u32 = 20;
+/// The most entries a group catches up, and per reply.
+pub const CATCHUP_ENTRIES_MAX: u64 = 1_000_000_000;
 
 impl ClusterConfig {
     pub const CATALOG: usize = 0;
@@ -120,6 +132,7 @@ impl ClusterConfig {
             ("config.tick_ms", self.tick_ms),
             ("config.lease_ms", self.lease_ms),
             ("config.gather_deadline_ms", self.gather_deadline_ms),
+            ("config.readiness_stall_ms", self.readiness_stall_ms),
         ] {
             ms(field, v, 1)?;
         }
@@ -127,6 +140,8 @@ impl ClusterConfig {
         ms("config.query_every_ms", self.query_every_ms, 0)?;
         ms("config.trigger_delay_ms", self.trigger_delay_ms, 1)?;
         ms("config.trigger_backoff_ms", self.trigger_backoff_ms, 1)?;
+        within("config.catchup_entries", self.catchup_entries, 0..=CATCHUP_ENTRIES_MAX)?;
+        within("config.catchup_batch", self.catchup_batch, 1..=CATCHUP_ENTRIES_MAX)?;
         within("config.triggers", self.triggers, 0..=TRIGGERS_MAX)?;
         within(
             "config.cascade_depth_max",
@@ -158,6 +173,7 @@ pub struct ClusterBugs {
     pub failure_cancels_siblings: bool,
     pub self_cascade: bool,
     pub partial_body: bool,
+    pub readiness_wall_deadline: bool,
 }
 
 impl ClusterBugs {
@@ -175,6 +191,7 @@ impl ClusterBugs {
                 "failure-cancels-siblings" => &mut b.failure_cancels_siblings,
                 "self-cascade" => &mut b.self_cascade,
                 "partial-body" => &mut b.partial_body,
+                "readiness-wall-deadline" => &mut b.readiness_wall_deadline,
                 other => return Err(format!("unknown cluster bug id: {other}")),
             };
             *switch = true;
@@ -196,7 +213,7 @@ mod tests {
             assert!(!seen.contains(&b), "{id} shares a switch");
             seen.push(b);
         }
-        assert_eq!(seen.len(), 10);
+        assert_eq!(seen.len(), 11);
         assert!(ClusterBugs::from_ids(&["apply-requeue".into()]).is_err());
     }
 

@@ -58,6 +58,18 @@ pub enum ClusterEvent {
     PlanDone {
         plan: u64,
     },
+    /// A catching-up worker's group applied up to `index`.
+    GroupApplied {
+        index: u64,
+    },
+    /// Caught up at `index`: the worker takes part from now on.
+    Ready {
+        index: u64,
+    },
+    /// Readiness gave up on the group, stuck at applied index `index`.
+    ReadinessFailed {
+        index: u64,
+    },
     /// A write landed in a shard's watched collection: from a plan
     /// (`cause: None`) or from the action a write `cause` fired.
     SourceWrite {

@@ -48,6 +48,14 @@ pub enum Body {
         plan: u64,
         version: u64,
     },
+    /// A catching-up worker asks for its group's entries from `from` on.
+    CatchUp {
+        from: u64,
+    },
+    Entries {
+        from: u64,
+        to: u64,
+    },
     /// A scatter-gather query asks a shard for its part of an aggregate.
     Query {
         query: u64,
@@ -78,6 +86,8 @@ impl MsgInfo for ClusterMsg {
             Body::Released { .. } => "released",
             Body::Dispatch { .. } => "dispatch",
             Body::Query { .. } => "query",
+            Body::CatchUp { .. } => "catch-up",
+            Body::Entries { .. } => "entries",
             Body::Partial { .. } => "partial",
         }
     }

@@ -2,7 +2,8 @@
 //! (BUGS.md, "Cluster layer") and coverage goals. Nothing of it lives in `sim`.
 
 use super::check::{
-    BootReadError, CascadeBounded, DescriptorFenced, EpochFenced, GatherComplete, TriggerExactlyOnce, TriggerSiblings,
+    BootReadError, CascadeBounded, DescriptorFenced, EpochFenced, GatherComplete, ReadinessProgress,
+    TriggerExactlyOnce, TriggerSiblings,
 };
 use super::{ClusterBugs, ClusterConfig, ClusterNode};
 use sim::registry::{Bug, InvariantDef, ModelDef, Setup};
@@ -56,6 +57,13 @@ pub const BUGS: &[Bug] = &[
         invariants: &["trigger-exactly-once"],
         scenario: "cluster-triggers",
         summary: "a trigger body fails mid-block with its first statements landed, and the retry runs them again",
+    },
+    Bug {
+        id: "readiness-wall-deadline",
+        kind: "liveness",
+        invariants: &["readiness-progress"],
+        scenario: "cluster-readiness",
+        summary: "readiness is a deadline from the start of the catch-up: a slow group that keeps advancing is failed as stuck",
     },
     Bug {
         id: "read-error-as-zero",
@@ -112,12 +120,17 @@ pub const GOALS: &[(&str, &str)] = &[
         "a trigger action failed while another action of the same write waited",
     ),
     ("cascade-stopped", "a cascade of trigger writes reached its depth bound"),
+    (
+        "slow-catch-up",
+        "a group caught up in more time than its stall deadline, advancing all along",
+    ),
+    ("readiness-failed", "readiness failed a group that made no progress"),
 ];
 
 pub fn model() -> ModelDef {
     ModelDef::new(
         "cluster",
-        "the cluster layer above consensus: a durable catalog of descriptor versions, descriptor leases, plans dispatched to shard owners, epoch-stamped RPCs, scatter-gather queries, deferred triggers, incarnations on disk",
+        "the cluster layer above consensus: a durable catalog of descriptor versions, descriptor leases, plans dispatched to shard owners, epoch-stamped RPCs, scatter-gather queries, deferred triggers, readiness, incarnations on disk",
         configure,
     )
     .bugs(BUGS)
@@ -153,6 +166,11 @@ pub fn model() -> ModelDef {
         "cascade-bounded",
         "no write is made deeper in a cascade of trigger writes (by lineage) than cascade_depth_max",
         |s| Box::new(CascadeBounded::new(scenario_config(s).cascade_depth_max)),
+    ))
+    .invariant(InvariantDef::new(
+        "readiness-progress",
+        "readiness fails only a group whose applied index did not advance within its stall deadline, naming that index",
+        |s| Box::new(ReadinessProgress::new(scenario_config(s).readiness_stall_ms)),
     ))
     .invariant(InvariantDef::new(
         "boot-read-error",

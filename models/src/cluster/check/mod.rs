@@ -6,6 +6,7 @@ mod cascade_bounded;
 mod descriptor_fenced;
 mod epoch_fenced;
 mod gather_complete;
+mod readiness_progress;
 mod trigger_exactly_once;
 mod trigger_siblings;
 
@@ -14,6 +15,7 @@ pub use cascade_bounded::CascadeBounded;
 pub use descriptor_fenced::DescriptorFenced;
 pub use epoch_fenced::EpochFenced;
 pub use gather_complete::GatherComplete;
+pub use readiness_progress::ReadinessProgress;
 pub use trigger_exactly_once::TriggerExactlyOnce;
 pub use trigger_siblings::TriggerSiblings;
 

@@ -3,6 +3,7 @@
 //! COMMIT) and owns one shard, applying the writes dispatched to it.
 
 mod gather;
+mod readiness;
 mod triggers;
 
 use super::events::ClusterEvent;
@@ -21,6 +22,8 @@ const T_JOIN: TimerId = 5;
 const T_QUERY: TimerId = 6;
 const T_GATHER_DEADLINE: TimerId = 7;
 const T_TRIGGERS: TimerId = 8;
+const T_CATCHUP: TimerId = 9;
+const T_READY: TimerId = 10;
 
 /// Early revocations remembered; one plan waits for one grant at a time.
 const REVOKED_EARLY_MAX: usize = 16;
@@ -70,6 +73,10 @@ pub struct Worker {
     applied: u64,
     gather: Option<Gather>,
     deferred: Deferred,
+    /// Caught up and taking part in plans and queries.
+    ready: bool,
+    group_applied: u64,
+    catchup_started_ns: u64,
 }
 
 impl Worker {
@@ -85,6 +92,9 @@ impl Worker {
             applied: 0,
             gather: None,
             deferred: Deferred::default(),
+            ready: false,
+            group_applied: 0,
+            catchup_started_ns: 0,
         }
     }
 
@@ -163,8 +173,7 @@ impl Worker {
             io.emit(&ClusterEvent::Epoch { epoch: msg.epoch });
             if joined {
                 io.cancel_timer(T_JOIN);
-                self.arm_plan(io);
-                self.arm_query(io);
+                self.start_readiness(io);
             }
         }
         match msg.body {
@@ -225,6 +234,7 @@ impl Worker {
                 self.source_write(None, 0, io);
             }
             Body::Query { query } => self.answer_query(from, query, io),
+            Body::Entries { from, to } => self.on_entries(from, to, io),
             Body::Partial { query, count } => self.partial(from, query, count, io),
             _ => {}
         }
@@ -411,6 +421,8 @@ impl Worker {
             T_QUERY => self.start_query(io),
             T_GATHER_DEADLINE => self.gather_deadline(io),
             T_TRIGGERS => self.run_triggers(io),
+            T_CATCHUP => self.catchup_timeout(io),
+            T_READY => self.readiness_deadline(io),
             _ => {}
         }
     }
