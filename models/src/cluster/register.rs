@@ -104,6 +104,10 @@ pub const GOALS: &[(&str, &str)] = &[
     ("plan-retried", "a plan gave up with a retryable error"),
     ("plan-committed", "a plan dispatched every write"),
     ("restart", "a worker came back at a later incarnation"),
+    (
+        "stale-epoch-arrived",
+        "a message of an older epoch than its receiver's arrived",
+    ),
     ("boot-read-failed", "a worker could not read its disk at boot"),
     (
         "shard-failed-mid-gather",

@@ -162,11 +162,14 @@ impl Worker {
         if self.incarnation.is_none() {
             return;
         }
-        if msg.body.fenced() && msg.epoch < self.epoch && !self.cfg.bugs.epoch_unchecked {
-            return self.send(io, from, Body::Stale);
+        if msg.body.fenced() && msg.epoch < self.epoch {
+            io.reached("stale-epoch-arrived");
+            if !self.cfg.bugs.epoch_unchecked {
+                return self.send(io, from, Body::Stale);
+            }
+            // BUG(epoch-unchecked): the header's epoch is not checked at
+            // decode, so a message of an older epoch changes state below.
         }
-        // BUG(epoch-unchecked): without the check above, a message of an
-        // older epoch goes on to change state below.
         if msg.epoch > self.epoch {
             let joined = self.epoch == 0;
             self.epoch = msg.epoch;
