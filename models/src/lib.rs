@@ -2,6 +2,7 @@
 //! [`sim::machine::Machine`] with its catalogued bug switches, registered
 //! through the same public path as any user's model.
 
+pub mod cluster;
 pub mod raft;
 pub mod snapshot;
 
@@ -13,6 +14,7 @@ use sim::registry::Registry;
 pub fn register(registry: &mut Registry) {
     registry.add(raft::register::model());
     registry.add(snapshot::register::model());
+    registry.add(cluster::register::model());
     for (_, json) in scenarios::BUILTIN {
         registry.scenario(json);
     }

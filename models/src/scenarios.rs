@@ -75,4 +75,16 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "raft-storage-faults",
         include_str!("../../scenarios/raft-storage-faults.json"),
     ),
+    ("cluster-ddl", include_str!("../../scenarios/cluster-ddl.json")),
+    ("cluster-epochs", include_str!("../../scenarios/cluster-epochs.json")),
+    ("cluster-boot", include_str!("../../scenarios/cluster-boot.json")),
+    ("cluster-gather", include_str!("../../scenarios/cluster-gather.json")),
+    (
+        "cluster-triggers",
+        include_str!("../../scenarios/cluster-triggers.json"),
+    ),
+    (
+        "cluster-readiness",
+        include_str!("../../scenarios/cluster-readiness.json"),
+    ),
 ];
