@@ -174,6 +174,10 @@ struct Entry {
     picks: u64,
     /// The features it reached first, with when it reached them.
     novel: Vec<(u64, u64)>,
+    /// Its trace's length in events: what a mutant of it will roughly cost
+    /// (a count, not a time, so that the campaign stays the same on any
+    /// machine).
+    events: u64,
 }
 
 /// The share of runs that start afresh from a new seed: what the corpus
@@ -266,6 +270,7 @@ pub fn search(
                     cand: job.candidate(&out),
                     picks: 0,
                     novel,
+                    events: out.trace.len() as u64,
                 });
             }
         }
@@ -346,12 +351,19 @@ impl Job {
 /// Picks a parent and mutates it around the moment it reached its rarest
 /// first feature. A parent's weight is how rare what it reached first still
 /// is (features many runs reach since weigh little), damped by how often it
-/// was picked: the search spends its runs where the frontier is.
+/// was picked and divided by its length: the search spends its runs where
+/// the frontier is, and reaches it cheaply. (Without the length, long runs
+/// win: they reach more features only by being long, and their mutants
+/// cost twice what a fresh seed does.)
 fn next_candidate(corpus: &mut [Entry], seen: &BTreeMap<u64, u32>, space: &Space, rng: &mut ChaCha8Rng) -> Candidate {
     let hits = |f: &u64| seen.get(f).copied().unwrap_or(1).max(1) as f64;
     let weights: Vec<f64> = corpus
         .iter()
-        .map(|e| e.novel.iter().map(|(f, _)| 1.0 / hits(f)).sum::<f64>() / (1.0 + e.picks as f64).sqrt())
+        .map(|e| {
+            e.novel.iter().map(|(f, _)| 1.0 / hits(f)).sum::<f64>()
+                / (1.0 + e.picks as f64).sqrt()
+                / (e.events.max(1) as f64)
+        })
         .collect();
     let i = pick_weighted(&weights, rng);
     let j = crate::rng::range(rng, 0, corpus.len() as u64 - 1) as usize;

@@ -77,9 +77,11 @@ pub fn mutate(
     let edits = range(rng, 1, 3);
     let focus = focus.filter(|_| chance(rng, 0.75));
     for _ in 0..edits {
-        match range(rng, 0, 10) {
+        // As many deletions as insertions, or plans grow with every
+        // generation and mutants get dearer to run than fresh seeds.
+        match range(rng, 0, 12) {
             0 | 1 => add_copy(&mut c, true, focus, space, rng),
-            2 => delete(&mut c, focus, rng),
+            2 | 10 | 11 => delete(&mut c, focus, rng),
             3 | 4 => shift(&mut c, focus, space, rng),
             5 => retarget(&mut c, focus, space, rng),
             6 => add_copy(&mut c, false, focus, space, rng),
