@@ -103,7 +103,7 @@ pub struct Point {
 }
 
 /// Features and abstract states of one side at a run cost.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct AtCost {
     pub run_seconds: f64,
     pub features: usize,
@@ -113,41 +113,31 @@ pub struct AtCost {
 /// Both sides at the same CPU time: the cost of the cheaper side's whole
 /// campaign, and each side's coverage at the last batch within it.
 pub fn at_equal_cost(curve: &[Point]) -> Option<(AtCost, AtCost)> {
+    let guided = |p: &Point| {
+        Some(AtCost {
+            run_seconds: p.guided_run_seconds,
+            features: p.guided,
+            states: p.guided_states,
+        })
+    };
+    let plain = |p: &Point| {
+        Some(AtCost {
+            run_seconds: p.plain_run_seconds?,
+            features: p.plain?,
+            states: p.plain_states?,
+        })
+    };
     let last = curve.last()?;
-    let budget = last.guided_run_seconds.min(last.plain_run_seconds?);
-    let guided = curve
-        .iter()
-        .filter(|p| p.guided_run_seconds <= budget)
-        .next_back()
-        .map_or(
-            AtCost {
-                run_seconds: 0.0,
-                features: 0,
-                states: 0,
-            },
-            |p| AtCost {
-                run_seconds: p.guided_run_seconds,
-                features: p.guided,
-                states: p.guided_states,
-            },
-        );
-    let plain = curve
-        .iter()
-        .filter(|p| p.plain_run_seconds.is_some_and(|s| s <= budget))
-        .next_back()
-        .map_or(
-            AtCost {
-                run_seconds: 0.0,
-                features: 0,
-                states: 0,
-            },
-            |p| AtCost {
-                run_seconds: p.plain_run_seconds.unwrap_or(0.0),
-                features: p.plain.unwrap_or(0),
-                states: p.plain_states.unwrap_or(0),
-            },
-        );
-    Some((guided, plain))
+    let budget = guided(last)?.run_seconds.min(plain(last)?.run_seconds);
+    let within = |side: &dyn Fn(&Point) -> Option<AtCost>| {
+        curve
+            .iter()
+            .filter_map(side)
+            .filter(|c| c.run_seconds <= budget)
+            .last()
+            .unwrap_or_default()
+    };
+    Some((within(&guided), within(&plain)))
 }
 
 pub struct SearchSummary {
