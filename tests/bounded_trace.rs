@@ -65,3 +65,25 @@ fn a_passing_bounded_run_holds_n_to_2n_latest_events() {
     let n = whole.trace.len();
     assert_eq!(held, &whole.trace.events()[n - held.len()..]);
 }
+
+/// Fuzz holds only a few hundred events per run, yet names each failing
+/// seed's evidence by kind as a run holding everything does: the kinds
+/// decide which failures count as new in a growing corpus.
+#[test]
+fn fuzz_names_the_evidence_a_whole_run_names() {
+    let reg = dst::registry();
+    let bugs = vec!["read-without-quorum".to_string()];
+    let mut opts = sim::runner::FuzzOptions::seeds("raft-read-index", 0..4);
+    opts.bugs = bugs.clone();
+    let s = reg.load("raft-read-index").unwrap();
+    let mut checked = 0;
+    sim::runner::fuzz_with(&reg, &opts, |d| {
+        let (whole, _) = run_seed_with(&reg, &s, d.seed, &bugs, holding(Keep::All)).unwrap();
+        let want = sim::runner::grow::evidence_kinds(&whole.verdict, whole.trace.events());
+        assert_eq!(d.evidence, want, "seed {}", d.seed);
+        assert_eq!(d.trace_hash, whole.trace.hash_hex(), "seed {}", d.seed);
+        checked += usize::from(!want.is_empty());
+    })
+    .unwrap();
+    assert!(checked > 0, "some seed failed with evidence");
+}

@@ -6,7 +6,7 @@
 
 use super::Exit;
 use crate::registry::Registry;
-use crate::runner::run_seed;
+use crate::runner::run_seed_lean;
 use crate::scenario::Scenario;
 use madsim::net::Endpoint;
 use std::net::SocketAddr;
@@ -81,7 +81,7 @@ fn measure(reg: &Registry, s: &Scenario, seeds: u64) -> Result<Cost, String> {
     for seed in 0..seeds {
         let mark = crate::mem::mark();
         let start = Instant::now();
-        let (out, _) = run_seed(reg, s, seed, &[], None)?;
+        let (out, _) = run_seed_lean(reg, s, seed, &[])?;
         c.wall_s += start.elapsed().as_secs_f64();
         let peak = crate::mem::peak_since(mark);
         c.peak = c.peak.max(peak);

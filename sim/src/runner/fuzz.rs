@@ -5,7 +5,7 @@
 
 use super::outcome::{self, Class};
 use super::tally::{Declared, Judge, Tally};
-use super::{pool, run_seed};
+use super::{pool, run_seed_lean};
 use crate::one_line::one_line;
 use crate::registry::Registry;
 use crate::scenario::{Expect, Scenario};
@@ -397,7 +397,7 @@ fn one(
         trace_hash: String::new(),
         evidence: vec![],
     };
-    let (out, wall_ms) = match run_seed(registry, s, seed, bugs, None) {
+    let (out, wall_ms) = match run_seed_lean(registry, s, seed, bugs) {
         Err(e) => {
             d.line = format!("{} seed {seed}: {e}", s.name);
             d.class = Err(e);
@@ -406,7 +406,7 @@ fn one(
         Ok(x) => x,
     };
     if twice {
-        let again = run_seed(registry, s, seed, bugs, None).map(|(o, _)| o.trace.hash_hex());
+        let again = run_seed_lean(registry, s, seed, bugs).map(|(o, _)| o.trace.hash_hex());
         if again.as_ref() != Ok(&out.trace.hash_hex()) {
             let e = format!("nondeterministic: trace {} then {:?}", out.trace.hash_hex(), again);
             d.line = format!("UNEXPECTED {} seed {seed}: {e}", s.name);

@@ -60,7 +60,7 @@ pub fn evidence_kinds(verdict: &Verdict, trace: &[Event]) -> Vec<String> {
     verdict
         .evidence
         .iter()
-        .filter_map(|i| trace.get(*i as usize))
+        .filter_map(|i| crate::report::event_at(trace, *i))
         .map(event_kind)
         .collect()
 }

@@ -57,6 +57,30 @@ pub fn run_seed(
     )
 }
 
+/// Events a run of [`run_seed_lean`] holds: at least this many of the
+/// latest, at most twice as many.
+pub const HELD_LEAN: u64 = 512;
+
+/// [`run_seed`] for a caller that reads nothing of the trace but its hash,
+/// its length and what a failure names (fuzz, mutants, bench). Checkers see
+/// every event as it happens, and a failing run is run again holding its
+/// evidence (see [`run_seed_with`]); holding only the latest few hundred
+/// events keeps a run's memory small and in cache, and its end cheap: a
+/// passing seed of a shipped scenario no longer builds and frees a trace
+/// of tens of thousands of events.
+pub fn run_seed_lean(
+    registry: &Registry,
+    scenario: &Scenario,
+    seed: u64,
+    bugs: &[String],
+) -> Result<(RunOutcome, u64), String> {
+    let fixed = Overrides {
+        keep: Keep::Last(HELD_LEAN),
+        ..Overrides::default()
+    };
+    run_seed_with(registry, scenario, seed, bugs, fixed)
+}
+
 /// [`run_seed`] with what `fixed` pins instead of drawing it (a report's
 /// plan and calm messages) and the events it holds. Whatever it holds, the
 /// outcome holds the events its verdict names and the window a compact

@@ -5,7 +5,7 @@
 //! find nothing.
 
 use super::outcome::{self, Class};
-use super::{pool, run_seed};
+use super::{pool, run_seed_lean};
 use crate::registry::Registry;
 use crate::world::Status;
 use serde::Serialize;
@@ -230,7 +230,7 @@ pub fn mutants(
         |(name, seed)| {
             let r = registry
                 .load(&name)
-                .and_then(|s| run_seed(registry, &s, seed, &[], None).map(|(o, _)| (s, o)));
+                .and_then(|s| run_seed_lean(registry, &s, seed, &[]).map(|(o, _)| (s, o)));
             let bad = match r {
                 Ok((s, out)) => (registry.classify(&out, &s, &[]) == Class::Unexpected)
                     .then(|| format!("seed {seed}: {}", outcome::describe(&out))),
@@ -278,7 +278,7 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path, style: 
             break;
         }
         h.seeds = seed + 1;
-        let (out, wall_ms) = match run_seed(registry, &scenario, seed, &bugs, None) {
+        let (out, wall_ms) = match run_seed_lean(registry, &scenario, seed, &bugs) {
             Err(e) => {
                 h.error = Some(e);
                 break;
