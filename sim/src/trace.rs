@@ -44,6 +44,10 @@ pub enum TraceHash {
     #[default]
     Words,
     Fnv1a,
+    /// No hash: for a run whose hash nothing reads (a fuzz seed that simply
+    /// passes; see [`crate::runner::run_seed_lean`]). Its `hash_hex` is
+    /// empty.
+    Off,
 }
 
 impl TraceHash {
@@ -59,7 +63,7 @@ impl TraceHash {
     /// The newest report schema whose traces are hashed this way.
     pub fn schema(self) -> u32 {
         match self {
-            TraceHash::Words => crate::report::SCHEMA,
+            TraceHash::Words | TraceHash::Off => crate::report::SCHEMA,
             TraceHash::Fnv1a => 4,
         }
     }
@@ -85,6 +89,7 @@ impl Running {
         match self.kind {
             TraceHash::Words => e.hash(&mut self.words),
             TraceHash::Fnv1a => e.hash(&mut self.fnv),
+            TraceHash::Off => {}
         }
     }
 
@@ -92,6 +97,7 @@ impl Running {
         let h = match self.kind {
             TraceHash::Words => self.words.finish(),
             TraceHash::Fnv1a => self.fnv.finish(),
+            TraceHash::Off => return String::new(),
         };
         format!("{h:016x}")
     }
@@ -196,7 +202,8 @@ impl Trace {
         self.len == 0
     }
 
-    /// Hex of the running stable hash over every event so far.
+    /// Hex of the running stable hash over every event so far; empty for
+    /// a trace made with [`TraceHash::Off`].
     pub fn hash_hex(&self) -> String {
         self.hasher.hex()
     }

@@ -81,7 +81,7 @@ fn measure(reg: &Registry, s: &Scenario, seeds: u64) -> Result<Cost, String> {
     for seed in 0..seeds {
         let mark = crate::mem::mark();
         let start = Instant::now();
-        let (out, _) = run_seed_lean(reg, s, seed, &[])?;
+        let (out, _) = run_seed_lean(reg, s, seed, &[], false)?;
         c.wall_s += start.elapsed().as_secs_f64();
         let peak = crate::mem::peak_since(mark);
         c.peak = c.peak.max(peak);

@@ -169,7 +169,9 @@ pub struct SeedDone {
     /// Set on the seed that found the report folder's disk low: the one
     /// warning that no more reports are written.
     pub disk_low: Option<String>,
-    /// The run's trace hash; empty if it could not run.
+    /// The run's trace hash; empty if it could not run, and for a seed that
+    /// simply passed unless determinism was checked (a passing fuzz run is
+    /// not hashed, see [`super::run_seed_lean`]).
     pub trace_hash: String,
     /// The kinds of the verdict's evidence events (see [`super::grow::signature`]).
     pub evidence: Vec<String>,
@@ -397,7 +399,7 @@ fn one(
         trace_hash: String::new(),
         evidence: vec![],
     };
-    let (out, wall_ms) = match run_seed_lean(registry, s, seed, bugs) {
+    let (out, wall_ms) = match run_seed_lean(registry, s, seed, bugs, twice) {
         Err(e) => {
             d.line = format!("{} seed {seed}: {e}", s.name);
             d.class = Err(e);
@@ -406,7 +408,7 @@ fn one(
         Ok(x) => x,
     };
     if twice {
-        let again = run_seed_lean(registry, s, seed, bugs).map(|(o, _)| o.trace.hash_hex());
+        let again = run_seed_lean(registry, s, seed, bugs, true).map(|(o, _)| o.trace.hash_hex());
         if again.as_ref() != Ok(&out.trace.hash_hex()) {
             let e = format!("nondeterministic: trace {} then {:?}", out.trace.hash_hex(), again);
             d.line = format!("UNEXPECTED {} seed {seed}: {e}", s.name);

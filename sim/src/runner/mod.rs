@@ -33,7 +33,7 @@ use crate::nemesis::PlanEntry;
 use crate::one_line::one_line;
 use crate::registry::Registry;
 use crate::scenario::Scenario;
-use crate::trace::Keep;
+use crate::trace::{Keep, TraceHash};
 use crate::world::{Overrides, RunOutcome};
 
 /// Runs one seed and times it. A panic in the harness itself (not in a
@@ -61,24 +61,54 @@ pub fn run_seed(
 /// latest, at most twice as many.
 pub const HELD_LEAN: u64 = 512;
 
-/// [`run_seed`] for a caller that reads nothing of the trace but its hash,
-/// its length and what a failure names (fuzz, mutants, bench). Checkers see
-/// every event as it happens, and a failing run is run again holding its
-/// evidence (see [`run_seed_with`]); holding only the latest few hundred
-/// events keeps a run's memory small and in cache, and its end cheap: a
-/// passing seed of a shipped scenario no longer builds and frees a trace
-/// of tens of thousands of events.
+/// [`run_seed`] for a caller that reads of a passing run only its verdict,
+/// coverage and counts (fuzz, mutants, bench). Checkers see every event as
+/// it happens, so the run holds only its latest few hundred events and,
+/// unless `hash_always` (a determinism check compares hashes of passing
+/// runs), does not hash them: a passing seed neither builds and frees a
+/// trace of tens of thousands of events nor pays for a hash nobody reads.
+/// A run that did not simply pass (a violation, evidence, an undecided
+/// check) is run again, hashed and holding its evidence window, and that
+/// is what is returned, exactly as [`run_seed`] would have given it.
 pub fn run_seed_lean(
     registry: &Registry,
     scenario: &Scenario,
     seed: u64,
     bugs: &[String],
+    hash_always: bool,
 ) -> Result<(RunOutcome, u64), String> {
+    let start = std::time::Instant::now();
     let fixed = Overrides {
         keep: Keep::Last(HELD_LEAN),
+        hash: if hash_always { TraceHash::Words } else { TraceHash::Off },
         ..Overrides::default()
     };
-    run_seed_with(registry, scenario, seed, bugs, fixed)
+    let mut out = run_guarded(registry, scenario, seed, bugs, fixed)?;
+    let simple = out.verdict.status == crate::world::Status::Pass
+        && out.verdict.evidence.is_empty()
+        && !outcome::undecided(&out);
+    if out.trace.hash_kind() == TraceHash::Off && !simple {
+        let keep = match out.verdict.evidence.is_empty() {
+            true => Keep::Last(HELD_LEAN),
+            false => Keep::Ranges(crate::report::kept(out.trace.len() as u64, &out.verdict.evidence)),
+        };
+        let again = rerun_hashed(registry, scenario, bugs, &out, keep, TraceHash::Words)?;
+        if again.verdict != out.verdict || again.trace.len() != out.trace.len() {
+            return Err(format!(
+                "nondeterministic: {} seed {seed} ran to {} events and then to {}",
+                scenario.name,
+                out.trace.len(),
+                again.trace.len()
+            ));
+        }
+        out = again;
+    } else if !out.verdict.evidence.is_empty() {
+        let window = crate::report::kept(out.trace.len() as u64, &out.verdict.evidence);
+        if !out.trace.holds(&window) {
+            out = rerun(registry, scenario, bugs, &out, Keep::Ranges(window))?;
+        }
+    }
+    Ok((out, start.elapsed().as_millis() as u64))
 }
 
 /// [`run_seed`] with what `fixed` pins instead of drawing it (a report's
@@ -132,13 +162,7 @@ pub fn rerun(
     out: &RunOutcome,
     keep: Keep,
 ) -> Result<RunOutcome, String> {
-    let fixed = Overrides {
-        plan: Some(out.plan.clone()),
-        calm: out.calm.clone(),
-        keep,
-        hash: out.trace.hash_kind(),
-    };
-    let again = run_guarded(registry, scenario, out.seed, bugs, fixed)?;
+    let again = rerun_hashed(registry, scenario, bugs, out, keep, out.trace.hash_kind())?;
     if again.trace.hash_hex() != out.trace.hash_hex() {
         return Err(format!(
             "nondeterministic: {} seed {} ran to trace {} and then to {}",
@@ -149,6 +173,24 @@ pub fn rerun(
         ));
     }
     Ok(again)
+}
+
+/// `out`'s run again (its seed, plan and calm messages), hashed by `hash`.
+fn rerun_hashed(
+    registry: &Registry,
+    scenario: &Scenario,
+    bugs: &[String],
+    out: &RunOutcome,
+    keep: Keep,
+    hash: TraceHash,
+) -> Result<RunOutcome, String> {
+    let fixed = Overrides {
+        plan: Some(out.plan.clone()),
+        calm: out.calm.clone(),
+        keep,
+        hash,
+    };
+    run_guarded(registry, scenario, out.seed, bugs, fixed)
 }
 
 /// A report and the scenario it ran, both checked against the registry;

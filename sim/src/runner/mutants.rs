@@ -230,7 +230,7 @@ pub fn mutants(
         |(name, seed)| {
             let r = registry
                 .load(&name)
-                .and_then(|s| run_seed_lean(registry, &s, seed, &[]).map(|(o, _)| (s, o)));
+                .and_then(|s| run_seed_lean(registry, &s, seed, &[], false).map(|(o, _)| (s, o)));
             let bad = match r {
                 Ok((s, out)) => (registry.classify(&out, &s, &[]) == Class::Unexpected)
                     .then(|| format!("seed {seed}: {}", outcome::describe(&out))),
@@ -278,7 +278,7 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path, style: 
             break;
         }
         h.seeds = seed + 1;
-        let (out, wall_ms) = match run_seed_lean(registry, &scenario, seed, &bugs) {
+        let (out, wall_ms) = match run_seed_lean(registry, &scenario, seed, &bugs, false) {
             Err(e) => {
                 h.error = Some(e);
                 break;
