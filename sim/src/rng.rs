@@ -1,8 +1,10 @@
 //! Independent random streams split from one seed, so that editing one
 //! consumer (the plan, say) never reshuffles another (the workload).
 
+use crate::hash::StableHasher;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::hash::{Hash, Hasher};
 
 #[derive(Clone, Copy, Debug)]
 pub enum Stream {
@@ -35,6 +37,20 @@ pub fn stream(seed: u64, which: Stream) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(which.id());
     rng
+}
+
+/// The stream `which` that a fork of the run with `seed` continues with,
+/// given the stream `old` it replaces. It depends on where `old` had got
+/// to, not on `seed` alone: two forks with one seed (a plan may repeat an
+/// entry), or a fork with the run's own seed, would otherwise replay
+/// randomness the run already drew, and a model may rightly count on its
+/// random ids never repeating. Deterministic all the same: the same run up
+/// to the fork, the same seed, the same continuation.
+pub fn fork(old: &mut ChaCha8Rng, seed: u64, which: Stream) -> ChaCha8Rng {
+    use rand::RngCore;
+    let mut h = StableHasher::default();
+    (seed, old.next_u64(), which.id()).hash(&mut h);
+    stream(h.finish(), which)
 }
 
 /// Uniform in `lo..=hi` without modulo bias worth caring about at these sizes.

@@ -25,7 +25,7 @@ use crate::event::EventKind;
 use crate::machine::{Machine, NodeId, SyncTicket, TimerId};
 use crate::nemesis::{Action, PlanEntry, SwarmDraw};
 use crate::net::{Chaos, NetConfig, Network};
-use crate::rng::{chance, range, stream, Stream};
+use crate::rng::{chance, fork, range, stream, Stream};
 use crate::scenario::Scenario;
 use crate::trace::Trace;
 use crate::workload::{ClientReply, ClientReq};
@@ -217,13 +217,14 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     }
 
     /// A fork of the run ([`crate::nemesis::Action::Reseed`]): every stream
-    /// of chance the run still draws from starts again from `seed`.
+    /// of chance the run still draws from starts afresh from `seed` and
+    /// where that stream had got to (see [`crate::rng::fork`]).
     fn reseed(&mut self, seed: u64) {
-        self.net_rng = stream(seed, Stream::Net);
-        self.disk_rng = stream(seed, Stream::Disk);
-        self.work_rng = stream(seed, Stream::Workload);
+        self.net_rng = fork(&mut self.net_rng, seed, Stream::Net);
+        self.disk_rng = fork(&mut self.disk_rng, seed, Stream::Disk);
+        self.work_rng = fork(&mut self.work_rng, seed, Stream::Workload);
         for (i, slot) in self.nodes.iter_mut().enumerate() {
-            slot.rng = stream(seed, Stream::Node(i));
+            slot.rng = fork(&mut slot.rng, seed, Stream::Node(i));
         }
     }
 
