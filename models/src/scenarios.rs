@@ -72,6 +72,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../scenarios/snapshot-guard-expired.json"),
     ),
     (
+        "snapshot-storage-faults",
+        include_str!("../../scenarios/snapshot-storage-faults.json"),
+    ),
+    (
         "raft-storage-faults",
         include_str!("../../scenarios/raft-storage-faults.json"),
     ),

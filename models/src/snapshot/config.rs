@@ -57,6 +57,11 @@ pub struct SnapConfig {
     pub events: bool,
     /// How often an owner appends its pending journal rows (events mode).
     pub rows_every_ms: u64,
+    /// The store keeps its table as a commit log on its disk and answers a
+    /// statement only once the fsync covering it completed (Cassandra's
+    /// `commitlog_sync: batch`); off, the store is a service that outlives
+    /// every fault and its disk stays empty.
+    pub store_durable: bool,
     /// Set by the caller from `--bug` ids, never from a scenario file.
     #[serde(skip)]
     pub bugs: SnapBugs,
@@ -88,6 +93,7 @@ impl Default for SnapConfig {
             reap_every_ms: 20,
             events: false,
             rows_every_ms: 120,
+            store_durable: false,
             bugs: SnapBugs::default(),
         }
     }
@@ -174,6 +180,8 @@ pub struct SnapBugs {
     pub init_persisted_bypass: bool,
     pub strict_fence: bool,
     pub guard_expired_naive: bool,
+    pub store_fsync_error_ignored: bool,
+    pub store_read_error_as_empty: bool,
 }
 
 impl SnapBugs {
@@ -191,6 +199,8 @@ impl SnapBugs {
                 "init-persisted-bypass" => &mut b.init_persisted_bypass,
                 "strict-fence" => &mut b.strict_fence,
                 "guard-expired-naive" => &mut b.guard_expired_naive,
+                "store-fsync-error-ignored" => &mut b.store_fsync_error_ignored,
+                "store-read-error-as-empty" => &mut b.store_read_error_as_empty,
                 other => return Err(format!("unknown snapshot bug id: {other}")),
             };
             *switch = true;
@@ -212,7 +222,7 @@ mod tests {
             assert!(!seen.contains(&b), "{id} shares a switch");
             seen.push(b);
         }
-        assert_eq!(seen.len(), 10);
+        assert_eq!(seen.len(), 12);
         assert!(SnapBugs::from_ids(&["apply-requeue".into()]).is_err());
     }
 

@@ -2,6 +2,7 @@
 //! events travel as custom model events, and only this model's checkers
 //! read them.
 
+use super::msg::RowView;
 use serde::{Deserialize, Serialize};
 use sim::machine::NodeId;
 
@@ -34,6 +35,14 @@ pub enum SnapEvent {
         offset: Option<u64>,
         row_gone: bool,
     },
+    /// The store booted and rebuilt its table from `records` commit-log
+    /// records (`config.store_durable`): `rows` is every row it holds now.
+    /// It may hold more than it acknowledged (a write whose fsync had not
+    /// completed may have reached the disk), never less.
+    StoreRecovered { records: u64, rows: Vec<RowView> },
+    /// Record `index` of the store's commit log is rotten: the store halts
+    /// at every boot from now on, since the disk is never rewritten.
+    StoreCorrupt { index: usize },
     /// A partition owner took `key`'s state at `offset` as persisted.
     SnapPersisted {
         key: u32,

@@ -7,12 +7,14 @@
 //! own wall clock), node 1 the journal with its producers and the partition
 //! coordinator, nodes 2.. the partition owners. Each is sans-IO: every input
 //! arrives through [`Machine`] and every output leaves through [`Io`]. The
-//! store and the journal are services the fault profile spares from crashes
-//! and pauses (they can still be cut off); an owner keeps nothing on disk and
+//! journal is a service the fault profile spares from crashes and pauses (it
+//! can still be cut off), and so is the store unless `config.store_durable`
+//! gives it a commit log to recover from; an owner keeps nothing on disk and
 //! rebuilds everything from the store and the journal when it recovers.
 
 mod cell;
 pub mod check;
+mod commit_log;
 mod config;
 mod coordinator;
 pub mod events;
@@ -63,9 +65,9 @@ impl SnapNode {
 
 impl Machine for SnapNode {
     type Msg = SnapMsg;
-    /// Nothing is kept on a node's disk: the store's table and the journal
-    /// are services that outlive faults, and owners rebuild from them.
-    type Rec = ();
+    /// Only a durable store writes its disk: the journal is a service that
+    /// outlives faults, and owners rebuild from it and the store.
+    type Rec = commit_log::LogRec;
 
     fn boot(&mut self, io: &mut Io<Self>) {
         match self {
@@ -96,5 +98,16 @@ impl Machine for SnapNode {
         io.reply(req.req_id, ClientReply::NotLeader { hint: None });
     }
 
-    fn on_fsynced(&mut self, _ticket: SyncTicket, _io: &mut Io<Self>) {}
+    fn on_fsynced(&mut self, ticket: SyncTicket, io: &mut Io<Self>) {
+        if let SnapNode::Store(s) = self {
+            s.on_fsynced(ticket, io);
+        }
+    }
+
+    fn on_fsync_failed(&mut self, ticket: SyncTicket, io: &mut Io<Self>) {
+        match self {
+            SnapNode::Store(s) => s.on_fsync_failed(ticket, io),
+            _ => io.halt("an fsync failed"),
+        }
+    }
 }

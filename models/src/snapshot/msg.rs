@@ -2,11 +2,11 @@
 //! partition owners.
 
 use super::events::SnapValue;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sim::machine::MsgInfo;
 
 /// One journal record; `update: None` deletes the key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Record {
     pub key: u32,
     pub offset: u64,
@@ -14,7 +14,7 @@ pub struct Record {
 }
 
 /// A conditional (lightweight-transaction) statement on one key's row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Stmt {
     /// `UPDATE .. IF offset <= :o`: the fence.
@@ -45,7 +45,7 @@ impl Stmt {
 }
 
 /// A row as a read (or a failed condition) shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowView {
     pub key: u32,
     /// `None`: the offset cell is null (expired): a guard-expired row.

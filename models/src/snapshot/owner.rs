@@ -121,6 +121,10 @@ impl Owner {
     }
 
     pub fn boot(&mut self, io: &mut SnapIo) {
+        // Request ids never repeat across this node's incarnations: a reply
+        // to the previous one's request (a durable store holds replies until
+        // its fsync, past a quick restart) must not pass for this one's.
+        self.next_req = io.now_mono_ns();
         io.set_timer(TICK, self.cfg.tick_ms * MS);
     }
 

@@ -79,6 +79,20 @@ pub const BUGS: &[Bug] = &[
         scenario: "snapshot-guard-expired",
         summary: "a row whose offset expired reads as offset 0: the key conflicts forever instead of being claimed",
     },
+    Bug {
+        id: "store-fsync-error-ignored",
+        kind: "safety",
+        invariants: &["offset-monotonic"],
+        scenario: "snapshot-storage-faults",
+        summary: "the store acknowledges writes whose fsync failed: after a restart an acknowledged snapshot is gone",
+    },
+    Bug {
+        id: "store-read-error-as-empty",
+        kind: "safety",
+        invariants: &["offset-monotonic"],
+        scenario: "snapshot-storage-faults",
+        summary: "a commit log unreadable at boot is taken for an empty one: the store comes back without its rows",
+    },
 ];
 
 pub const GOALS: &[(&str, &str)] = &[
@@ -94,6 +108,17 @@ pub const GOALS: &[(&str, &str)] = &[
     (
         "tombstone-unpersisted",
         "a key was deleted before any snapshot of it was persisted",
+    ),
+    (
+        "store-recovered",
+        "a durable store rebuilt its table from its commit log",
+    ),
+    ("store-fsync-failed", "an fsync of the store's commit log failed"),
+    ("store-disk-full", "the store could not append to its commit log"),
+    ("store-read-error", "the store's commit log could not be read at boot"),
+    (
+        "store-corrupt",
+        "a record of the store's commit log failed its checksum at boot",
     ),
 ];
 

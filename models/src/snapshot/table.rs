@@ -98,6 +98,17 @@ impl Table {
         })
     }
 
+    /// Whether a purge of `key` at `now_ns` would drop any cell.
+    pub fn expires(&self, key: u32, now_ns: u64) -> bool {
+        let dead = |e: Option<u64>| e.is_some_and(|t| t <= now_ns);
+        self.rows.get(&key).is_some_and(|r| {
+            r.marker.is_some_and(dead)
+                || r.value.is_some_and(|c| dead(c.expires_ns))
+                || r.offset.is_some_and(|c| dead(c.expires_ns))
+                || r.meta.is_some_and(|c| dead(c.expires_ns))
+        })
+    }
+
     /// Every key with a row, for a sweep.
     pub fn keys(&self) -> Vec<u32> {
         self.rows.keys().copied().collect()

@@ -84,6 +84,20 @@ impl Invariant for NoTombstoneRevival {
                 self.live.remove(key);
                 Ok(())
             }
+            SnapEvent::StoreRecovered { rows, .. } => {
+                // A recovered row may hold a write never reported before.
+                self.live.clear();
+                for r in rows {
+                    match (r.value, r.offset) {
+                        (Some(v), _) => {
+                            self.live.insert(r.key, (v, e.i));
+                        }
+                        (None, Some(o)) => self.delete(r.key, o, e.i),
+                        (None, None) => {}
+                    }
+                }
+                rows.iter().try_for_each(|r| self.judge(r.key))
+            }
             SnapEvent::JournalAppend {
                 partition,
                 key,

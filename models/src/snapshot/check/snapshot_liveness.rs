@@ -8,9 +8,15 @@ use std::collections::BTreeMap;
 /// fenced itself for good. A key whose last record is a delete has also
 /// converged when the store holds no live value for it (its tombstone was
 /// reaped, or its guard expired and the delete was a no-op).
+///
+/// A store whose commit log rotted is down for good (it halts at every
+/// boot, and nothing rewrites its disk): like a Raft node that cannot boot,
+/// it is left out, and with it the whole check, since no key can move on.
 #[derive(Default)]
 pub struct SnapshotLiveness {
     heal: Option<u64>,
+    /// The store's commit log rotted.
+    store_lost: bool,
     /// key -> (last journal offset, is a delete, event)
     last: BTreeMap<u32, (u64, bool, u64)>,
     /// key -> (stored offset, live)
@@ -46,6 +52,10 @@ impl Invariant for SnapshotLiveness {
                     self.row.insert(key, (None, false));
                 }
             }
+            Some(SnapEvent::StoreRecovered { rows, .. }) => {
+                self.row = rows.iter().map(|r| (r.key, (r.offset, r.value.is_some()))).collect();
+            }
+            Some(SnapEvent::StoreCorrupt { .. }) => self.store_lost = true,
             _ => {}
         }
         Ok(())
@@ -53,6 +63,9 @@ impl Invariant for SnapshotLiveness {
 
     fn finish(&mut self, _end_ns: u64) -> Result<(), Violation> {
         let Some(heal) = self.heal else { return Ok(()) };
+        if self.store_lost {
+            return Ok(());
+        }
         let mut first = None;
         for (key, &(want, delete, at)) in &self.last {
             let (stored, live) = self.row.get(key).copied().unwrap_or((None, false));
@@ -161,5 +174,28 @@ mod tests {
         let v = c.finish(10).unwrap_err();
         assert_eq!(v.evidence, vec![1, 3]);
         assert_eq!(c.counters(), vec![("keys_lagging", 1)]);
+    }
+
+    #[test]
+    fn a_recovered_store_is_judged_as_it_recovered_and_a_rotten_one_not_at_all() {
+        let mut c = SnapshotLiveness::default();
+        c.observe(&append(0, 1, 3, Some(1))).unwrap();
+        c.observe(&append(1, 2, 5, Some(1))).unwrap();
+        c.observe(&write(2, 2, 5, true)).unwrap();
+        let row = |key, offset| crate::snapshot::msg::RowView {
+            key,
+            offset: Some(offset),
+            value: None,
+        };
+        let rows = vec![row(1, 3), row(2, 5)];
+        c.observe(&ev(3, 0, SnapEvent::StoreRecovered { records: 2, rows }))
+            .unwrap();
+        c.observe(&heal(4)).unwrap();
+        c.finish(10).unwrap();
+        let mut c = SnapshotLiveness::default();
+        c.observe(&append(0, 1, 3, Some(1))).unwrap();
+        c.observe(&ev(1, 0, SnapEvent::StoreCorrupt { index: 0 })).unwrap();
+        c.observe(&heal(2)).unwrap();
+        c.finish(10).unwrap();
     }
 }

@@ -24,6 +24,23 @@ impl SnapshotMatchesJournal {
             n => (f[n - 1].1, Some(f[n - 1].2)),
         }
     }
+
+    /// A live value at `offset`, written by `writer` (`None`: found by a
+    /// store recovering its commit log).
+    fn judge(&self, key: u32, offset: u64, v: SnapValue, writer: Option<usize>, i: u64) -> Result<(), Violation> {
+        let (want, at) = self.expected(key, offset);
+        if want == Some(v) {
+            return Ok(());
+        }
+        let mut evidence: Vec<u64> = at.into_iter().collect();
+        evidence.push(i);
+        let by = writer.map_or("by a recovering store".to_string(), |w| format!("by node {w}"));
+        Err(Violation::new(
+            "snapshot-matches-journal",
+            format!("key {key} stored at offset {offset} {by} holds {v:?}, but the journal folds to {want:?} there"),
+            evidence,
+        ))
+    }
 }
 
 impl Invariant for SnapshotMatchesJournal {
@@ -50,18 +67,13 @@ impl Invariant for SnapshotMatchesJournal {
                 value: Some(v),
                 writer,
                 ..
-            } => {
-                let (want, at) = self.expected(*key, *offset);
-                if want != Some(*v) {
-                    let mut evidence: Vec<u64> = at.into_iter().collect();
-                    evidence.push(e.i);
-                    return Err(Violation::new(
-                        self.id(),
-                        format!(
-                            "key {key} stored at offset {offset} by node {writer} holds {v:?}, but the journal folds to {want:?} there"
-                        ),
-                        evidence,
-                    ));
+            } => return self.judge(*key, *offset, *v, Some(*writer), e.i),
+            // A recovered row may hold a write never reported before.
+            SnapEvent::StoreRecovered { rows, .. } => {
+                for r in rows {
+                    if let (Some(o), Some(v)) = (r.offset, r.value) {
+                        self.judge(r.key, o, v, None, e.i)?;
+                    }
                 }
             }
             _ => {}
