@@ -128,7 +128,7 @@ impl Catalog {
                     self.epoch_written = next;
                 }
             }
-            Body::LeaseReq { plan } => {
+            Body::LeaseReq { plan, asked_ns } => {
                 if self.ddl.is_some() {
                     return self.send(io, from, Body::LeaseBusy { plan });
                 }
@@ -154,6 +154,7 @@ impl Catalog {
                         plan,
                         lease,
                         version: self.version,
+                        asked_ns,
                     },
                 );
             }

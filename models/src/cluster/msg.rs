@@ -25,13 +25,18 @@ pub enum Body {
     },
     /// A message of an older epoch was refused; the header carries the current one.
     Stale,
+    /// `asked_ns` is the asker's own monotonic clock when it asked; the
+    /// grant carries it back, so that the asker dates the lease from the
+    /// request this grant answers, not from a later retry.
     LeaseReq {
         plan: u64,
+        asked_ns: u64,
     },
     LeaseGrant {
         plan: u64,
         lease: u64,
         version: u64,
+        asked_ns: u64,
     },
     /// A DDL is waiting for leases to drain: ask again later.
     LeaseBusy {

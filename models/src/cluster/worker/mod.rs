@@ -191,7 +191,12 @@ impl Worker {
                     self.ask_lease(id, io);
                 }
             }
-            Body::LeaseGrant { plan, lease, version } => self.granted(plan, lease, version, msg.epoch, io),
+            Body::LeaseGrant {
+                plan,
+                lease,
+                version,
+                asked_ns,
+            } => self.granted(plan, lease, version, asked_ns, msg.epoch, io),
             Body::LeaseBusy { plan } if self.plan.as_ref().is_some_and(|p| p.id == plan) => {
                 io.cancel_timer(T_RPC);
                 io.set_timer(T_COMMIT, self.cfg.tick_ms * MS);
@@ -244,21 +249,26 @@ impl Worker {
     }
 
     fn ask_lease(&mut self, plan: u64, io: &mut ClusterIo) {
+        let asked_ns = io.now_mono_ns();
         if let Some(p) = &mut self.plan {
-            p.phase = Phase::Acquiring {
-                asked_ns: io.now_mono_ns(),
-            };
+            p.phase = Phase::Acquiring { asked_ns };
         }
-        self.send(io, ClusterConfig::CATALOG, Body::LeaseReq { plan });
+        self.send(io, ClusterConfig::CATALOG, Body::LeaseReq { plan, asked_ns });
         io.set_timer(T_RPC, self.cfg.rpc_timeout_ms * MS);
     }
 
-    fn granted(&mut self, plan: u64, lease: u64, version: u64, epoch: u64, io: &mut ClusterIo) {
+    /// A grant answers the request asked at `asked_ns`, which may be an
+    /// earlier one than the plan's latest (a retry after a timeout or a
+    /// stale epoch): the lease is dated from the request it answers. Dated
+    /// from the latest, a grant the catalog gave before a pause would look
+    /// fresh after it, while the catalog had let it expire and moved the
+    /// descriptor on.
+    fn granted(&mut self, plan: u64, lease: u64, version: u64, asked_ns: u64, epoch: u64, io: &mut ClusterIo) {
         let Some(p) = &mut self.plan else {
             return self.send(io, ClusterConfig::CATALOG, Body::Released { lease });
         };
         let asked_ns = match &p.phase {
-            Phase::Acquiring { asked_ns } => *asked_ns,
+            Phase::Acquiring { asked_ns: latest } => asked_ns.min(*latest),
             // A duplicate of the grant in use.
             Phase::Dispatching { lease: held, .. } if held.id == lease => return,
             _ => return self.send(io, ClusterConfig::CATALOG, Body::Released { lease }),
