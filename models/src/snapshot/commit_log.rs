@@ -65,7 +65,17 @@ pub fn replay(recs: &[LogRec]) -> Result<Table, DiskError> {
         if r.sum != checksum(&r.entry) {
             return Err(DiskError::Corrupt { index });
         }
-        match &r.entry {
+        r.entry.redo(&mut t);
+    }
+    Ok(t)
+}
+
+impl Entry {
+    /// Makes this change to `t` again, as the store made it; false if it
+    /// changed nothing (a logged statement always applied, a logged purge
+    /// always dropped cells, so false means `t` is not the table it was).
+    fn redo(&self, t: &mut Table) -> bool {
+        match self {
             &Entry::Apply {
                 key,
                 stmt,
@@ -74,17 +84,18 @@ pub fn replay(recs: &[LogRec]) -> Result<Table, DiskError> {
                 ttl_ms,
                 meta,
                 now_ns,
-            } => {
-                t.apply(key, stmt, offset, value, ttl_ms, meta, now_ns);
+            } => t.apply(key, stmt, offset, value, ttl_ms, meta, now_ns).applied,
+            &Entry::Purge { key, now_ns } => t.purge(key, now_ns).is_some(),
+            Entry::Rows(rows) => {
+                t.append_rows(rows);
+                true
             }
-            &Entry::Purge { key, now_ns } => {
-                t.purge(key, now_ns);
+            &Entry::ClearRows { key, upto } => {
+                t.clear_rows(key, upto);
+                true
             }
-            Entry::Rows(rows) => t.append_rows(rows),
-            &Entry::ClearRows { key, upto } => t.clear_rows(key, upto),
         }
     }
-    Ok(t)
 }
 
 #[cfg(test)]
@@ -132,20 +143,7 @@ mod tests {
         ];
         let mut live = Table::default();
         for (n, r) in recs.iter().enumerate() {
-            match &r.entry {
-                &Entry::Apply {
-                    key,
-                    stmt,
-                    offset,
-                    value,
-                    ttl_ms,
-                    meta,
-                    now_ns,
-                } => assert!(live.apply(key, stmt, offset, value, ttl_ms, meta, now_ns).applied),
-                &Entry::Purge { key, now_ns } => assert!(live.purge(key, now_ns).is_some()),
-                Entry::Rows(rows) => live.append_rows(rows),
-                &Entry::ClearRows { key, upto } => live.clear_rows(key, upto),
-            }
+            assert!(r.entry.redo(&mut live), "record {n} changes the live table");
             let t = replay(&recs[..=n]).unwrap();
             assert_eq!(t.read(|_| true), live.read(|_| true), "prefix of {} records", n + 1);
         }

@@ -102,11 +102,8 @@ pub fn run_seed_lean(
             ));
         }
         out = again;
-    } else if !out.verdict.evidence.is_empty() {
-        let window = crate::report::kept(out.trace.len() as u64, &out.verdict.evidence);
-        if !out.trace.holds(&window) {
-            out = rerun(registry, scenario, bugs, &out, Keep::Ranges(window))?;
-        }
+    } else {
+        out = holding_evidence(registry, scenario, bugs, out)?;
     }
     Ok((out, start.elapsed().as_millis() as u64))
 }
@@ -123,14 +120,27 @@ pub fn run_seed_with(
     fixed: Overrides,
 ) -> Result<(RunOutcome, u64), String> {
     let start = std::time::Instant::now();
-    let mut out = run_guarded(registry, scenario, seed, bugs, fixed)?;
-    if !out.verdict.evidence.is_empty() {
-        let window = crate::report::kept(out.trace.len() as u64, &out.verdict.evidence);
-        if !out.trace.holds(&window) {
-            out = rerun(registry, scenario, bugs, &out, Keep::Ranges(window))?;
-        }
-    }
+    let out = run_guarded(registry, scenario, seed, bugs, fixed)?;
+    let out = holding_evidence(registry, scenario, bugs, out)?;
     Ok((out, start.elapsed().as_millis() as u64))
+}
+
+/// `out`, or, if it dropped some of the events its verdict names or the
+/// window a compact report keeps around them, its run again holding them.
+fn holding_evidence(
+    registry: &Registry,
+    scenario: &Scenario,
+    bugs: &[String],
+    out: RunOutcome,
+) -> Result<RunOutcome, String> {
+    if out.verdict.evidence.is_empty() {
+        return Ok(out);
+    }
+    let window = crate::report::kept(out.trace.len() as u64, &out.verdict.evidence);
+    if out.trace.holds(&window) {
+        return Ok(out);
+    }
+    rerun(registry, scenario, bugs, &out, Keep::Ranges(window))
 }
 
 fn run_guarded(
