@@ -7,6 +7,7 @@
 //! ends with a [`world::Verdict`], the plan, coverage, and a [`trace::Trace`]
 //! whose hash is the same wherever the seed is replayed.
 
+pub mod async_node;
 pub mod bounds;
 pub mod calm;
 pub mod check;

@@ -35,6 +35,9 @@ pub enum DiskError {
     Corrupt { index: usize },
     /// No space left: the write was not made.
     NoSpace,
+    /// An fsync failed: a prefix of the writes it covered is durable, the
+    /// rest are lost (what an async node's `fsync` returns).
+    Fsync,
 }
 
 impl std::fmt::Display for DiskError {
@@ -43,6 +46,7 @@ impl std::fmt::Display for DiskError {
             DiskError::Read => write!(f, "read error"),
             DiskError::Corrupt { index } => write!(f, "record {index} fails its checksum"),
             DiskError::NoSpace => write!(f, "no space left on the device"),
+            DiskError::Fsync => write!(f, "the fsync failed"),
         }
     }
 }

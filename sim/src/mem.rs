@@ -94,6 +94,13 @@ pub fn peak_since(mark: Mark) -> Option<u64> {
         .then(|| PEAK.with(Cell::get).saturating_sub(mark.0).max(0) as u64)
 }
 
+/// Counts `bytes` held above what this thread holds now toward its peak:
+/// the peak of work done on another thread on this one's behalf.
+pub fn note_peak(bytes: u64) {
+    let live = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(p.get().max(live.saturating_add(bytes as i64))));
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

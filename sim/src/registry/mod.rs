@@ -53,6 +53,11 @@ use crate::nemesis::PlanEntry;
 use crate::scenario::{Expect, Scenario};
 use crate::world::{Overrides, RunOutcome, RunSpec};
 
+/// The stack of the thread an async run gets: deep futures (a Raft
+/// library's core loop inside its runtime glue) need more than a thread's
+/// default.
+const ASYNC_STACK_BYTES: usize = 64 << 20;
+
 /// Every model and built-in scenario one `dst` binary knows.
 #[derive(Default)]
 pub struct Registry {
@@ -366,6 +371,38 @@ impl Registry {
 
     /// [`Registry::run`] with what `fixed` pins instead of drawing it.
     pub fn run_with(
+        &self,
+        scenario: &Scenario,
+        seed: u64,
+        bugs: &[String],
+        fixed: Overrides,
+    ) -> Result<RunOutcome, String> {
+        if !self.model(&scenario.model).is_ok_and(|m| m.is_async) {
+            return self.run_here(scenario, seed, bugs, fixed);
+        }
+        // An async run gets a thread of its own: std's hash keys are drawn
+        // once per thread, and madsim seeds them only on a fresh one. The
+        // thread's heap peak counts as this thread's (for `dst bench`).
+        let ran = std::thread::scope(|s| {
+            let thread = std::thread::Builder::new()
+                .name(format!("dst-seed-{seed}"))
+                .stack_size(ASYNC_STACK_BYTES)
+                .spawn_scoped(s, || {
+                    let mark = crate::mem::mark();
+                    let out = self.run_here(scenario, seed, bugs, fixed);
+                    (out, crate::mem::peak_since(mark))
+                })
+                .map_err(|e| format!("cannot start a thread for seed {seed}: {e}"))?;
+            Ok::<_, String>(thread.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+        });
+        let (out, peak) = ran?;
+        if let Some(bytes) = peak {
+            crate::mem::note_peak(bytes);
+        }
+        out
+    }
+
+    fn run_here(
         &self,
         scenario: &Scenario,
         seed: u64,

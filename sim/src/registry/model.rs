@@ -100,6 +100,9 @@ pub struct ModelDef {
     /// of them. A scenario may name no other, since a checker fed none of
     /// its events would pass without judging anything.
     pub generic: Option<Vec<&'static str>>,
+    /// Whether its nodes are async code: each of its runs gets a thread
+    /// of its own (see [`crate::async_node`]).
+    pub is_async: bool,
     pub(super) prepare: Box<Prepare>,
 }
 
@@ -116,23 +119,63 @@ impl ModelDef {
     {
         let model = name.to_string();
         let prepare = move |scenario: &Scenario, bugs: &[String]| -> Result<Runner, String> {
-            // serde would also read a struct from an array; a config is an object.
-            let raw = match &scenario.config {
-                serde_json::Value::Null => serde_json::json!({}),
-                v @ serde_json::Value::Object(_) => v.clone(),
-                v => {
-                    return Err(format!(
-                        "scenario {}: invalid {model} config: a JSON object, not {v}",
-                        scenario.name
-                    ))
-                }
-            };
-            let config: C = serde_json::from_value(raw)
-                .map_err(|e| format!("scenario {}: invalid {model} config: {e}", scenario.name))?;
+            let config: C = parse_config(&model, scenario)?;
             let factory =
                 build(Setup { config, scenario, bugs }).map_err(|e| format!("scenario {}: {e}", scenario.name))?;
             Ok(Box::new(move |spec: RunSpec<'_>| crate::world::run(spec, factory)))
         };
+        ModelDef::with_prepare(name, about, false, Box::new(prepare))
+    }
+
+    /// A model whose nodes are async code: `build` checks the config and
+    /// returns the function every node incarnation runs as its main task
+    /// (see [`crate::async_node`]). Everything else is as for
+    /// [`ModelDef::new`].
+    ///
+    /// ```
+    /// use sim::async_node::Ctx;
+    /// use sim::registry::{ModelDef, Registry, Setup};
+    /// use sim::workload::{ClientReply, KvResult};
+    /// # #[derive(Clone, Debug, serde::Serialize)] struct Ping;
+    /// # impl sim::MsgInfo for Ping { fn kind(&self) -> &'static str { "ping" } }
+    ///
+    /// async fn node(ctx: Ctx<Ping, ()>, eager: bool) {
+    ///     loop {
+    ///         let req = ctx.client_request().await;
+    ///         let reply = if eager { ClientReply::Ok(KvResult::Done) } else { ClientReply::Unknown };
+    ///         ctx.client_reply(req.req_id, reply);
+    ///     }
+    /// }
+    ///
+    /// let mut registry = Registry::new();
+    /// registry.add(ModelDef::new_async("acker", "answers every client", |setup: Setup<'_, serde_json::Value>| {
+    ///     let eager = !setup.bug("lazy");
+    ///     Ok(move |ctx: Ctx<Ping, ()>| node(ctx, eager))
+    /// }));
+    /// assert!(registry.model("acker").unwrap().is_async);
+    /// ```
+    pub fn new_async<C, Msg, Rec, G, Fut, F>(name: &str, about: &str, build: F) -> ModelDef
+    where
+        C: DeserializeOwned,
+        Msg: crate::async_node::Message,
+        Rec: crate::async_node::Record,
+        G: Fn(crate::async_node::Ctx<Msg, Rec>) -> Fut + 'static,
+        Fut: std::future::Future<Output = ()> + 'static,
+        F: Fn(Setup<'_, C>) -> Result<G, String> + Send + Sync + 'static,
+    {
+        let model = name.to_string();
+        let prepare = move |scenario: &Scenario, bugs: &[String]| -> Result<Runner, String> {
+            let config: C = parse_config(&model, scenario)?;
+            let main =
+                build(Setup { config, scenario, bugs }).map_err(|e| format!("scenario {}: {e}", scenario.name))?;
+            let main: crate::async_node::host::MainFn<Msg, Rec> =
+                std::rc::Rc::new(move |ctx| Box::pin(main(ctx)) as std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>);
+            Ok(Box::new(move |spec: RunSpec<'_>| crate::async_node::run::run(spec, main)))
+        };
+        ModelDef::with_prepare(name, about, true, Box::new(prepare))
+    }
+
+    fn with_prepare(name: &str, about: &str, is_async: bool, prepare: Box<Prepare>) -> ModelDef {
         ModelDef {
             name: name.to_string(),
             about: about.to_string(),
@@ -141,7 +184,8 @@ impl ModelDef {
             goals: Vec::new(),
             invariants: Vec::new(),
             generic: None,
-            prepare: Box::new(prepare),
+            is_async,
+            prepare,
         }
     }
 
@@ -175,6 +219,23 @@ impl ModelDef {
         self.invariants.push(inv);
         self
     }
+}
+
+/// A scenario's `config` as the model's config type: a JSON `null` or
+/// absent config reads as `{}`.
+fn parse_config<C: DeserializeOwned>(model: &str, scenario: &Scenario) -> Result<C, String> {
+    // serde would also read a struct from an array; a config is an object.
+    let raw = match &scenario.config {
+        serde_json::Value::Null => serde_json::json!({}),
+        v @ serde_json::Value::Object(_) => v.clone(),
+        v => {
+            return Err(format!(
+                "scenario {}: invalid {model} config: a JSON object, not {v}",
+                scenario.name
+            ))
+        }
+    };
+    serde_json::from_value(raw).map_err(|e| format!("scenario {}: invalid {model} config: {e}", scenario.name))
 }
 
 impl std::fmt::Debug for ModelDef {

@@ -89,14 +89,30 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             Action::Pause { node, ms } => {
                 let slot = &mut self.nodes[node];
                 slot.paused_until = slot.paused_until.max(self.now.saturating_add(ms.saturating_mul(MS)));
+                if let Some(h) = &self.hooks {
+                    // An async node's tasks stop now and run again at the
+                    // end, whether or not an input waits for it meanwhile.
+                    h.pause(node);
+                    let until = self.nodes[node].paused_until;
+                    self.at(until, Ev::Resume { node });
+                }
             }
             Action::PauseLeader { .. } | Action::ClockDriftLeader { .. } | Action::CutLeaderLink { .. } => {
                 unreachable!("resolved to a node above")
             }
             Action::Targeted { .. } => unreachable!("armed by the event loop, applied only as what it became"),
-            Action::ClockOffset { node, ns } => self.nodes[node].clock.set_offset(self.now, ns),
-            Action::ClockDrift { node, ppm } => self.nodes[node].clock.set_drift(self.now, ppm),
-            Action::ClockJump { node, ns } => self.nodes[node].clock.jump(self.now, ns),
+            Action::ClockOffset { node, ns } => {
+                self.nodes[node].clock.set_offset(self.now, ns);
+                self.clock_changed(node);
+            }
+            Action::ClockDrift { node, ppm } => {
+                self.nodes[node].clock.set_drift(self.now, ppm);
+                self.clock_changed(node);
+            }
+            Action::ClockJump { node, ns } => {
+                self.nodes[node].clock.jump(self.now, ns);
+                self.clock_changed(node);
+            }
             Action::Disk { node, fault, ms } => {
                 let until = self.now.saturating_add(ms.saturating_mul(MS));
                 let u = &mut self.nodes[node].disk_until;
@@ -107,6 +123,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                     DiskFault::Slow => &mut u.slow,
                 };
                 *field = (*field).max(until);
+                if let Some(h) = &self.hooks {
+                    h.no_space_until(node, self.nodes[node].disk_until.no_space);
+                }
             }
             Action::DiskRot { node, per_million } => {
                 self.nodes[node].disk.rot(per_million);
@@ -125,6 +144,11 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         // Lasting storage faults end with the others; a rotten record stays.
         for s in &mut self.nodes {
             s.disk_until = Default::default();
+        }
+        if let Some(h) = &self.hooks {
+            for node in 0..self.nodes.len() {
+                h.no_space_until(node, 0);
+            }
         }
         let mut impaired = Vec::new();
         if let Some(inbound_only) = self.draw.impair_leader {
@@ -174,10 +198,19 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
     }
 
+    fn clock_changed(&self, node: NodeId) {
+        if let Some(h) = &self.hooks {
+            h.clock(node, &self.nodes[node].clock);
+        }
+    }
+
     /// Requeues what a paused node missed, now: each source (a peer, a
     /// client request, the node's own timers and disk) keeps its order,
     /// and the sources are interleaved at random.
     fn release(&mut self, node: NodeId) {
+        if let Some(h) = &self.hooks {
+            h.resume(node);
+        }
         let stash = std::mem::take(&mut self.nodes[node].stash);
         let mut sources: Vec<(u64, VecDeque<Ev<M::Msg>>)> = Vec::new();
         for ev in stash {

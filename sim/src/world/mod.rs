@@ -7,6 +7,7 @@
 //! and the faults each have their own module.
 
 mod client;
+mod drive;
 mod faults;
 pub mod limits;
 mod messages;
@@ -17,7 +18,9 @@ mod targeted;
 mod verdict;
 
 pub use panic::{install_panic_hook, panic_text};
+pub(crate) use panic::{take_panic_host, InAsyncRun, InRun};
 pub use verdict::{Overrides, RunOutcome, RunSpec, Status, Verdict};
+pub(crate) use drive::run_async;
 
 use crate::calm::Calm;
 use crate::check::Invariant;
@@ -141,6 +144,23 @@ struct World<'a, M: Machine, F: Fn(NodeId) -> M> {
     pace: limits::Pace,
     /// The outputs buffer a step lends to its node's `Io`, kept to reuse.
     spare: Vec<crate::machine::Output<M>>,
+    /// What the world tells async nodes' runtime (see [`Hooks`]); none
+    /// for sans-IO nodes.
+    hooks: Option<Box<dyn Hooks>>,
+}
+
+/// What the runtime of async nodes must hear from the world, which it
+/// cannot see from inside a node: clock and disk faults, pauses, forks,
+/// and the end of the run (when a deadlocked node is judged).
+pub(crate) trait Hooks {
+    fn clock(&self, node: NodeId, clock: &crate::clock::Clock);
+    /// Until when (true time) the node's disk is full.
+    fn no_space_until(&self, node: NodeId, until_ns: u64);
+    fn pause(&self, node: NodeId);
+    fn resume(&self, node: NodeId);
+    fn reseed(&self, seed: u64);
+    /// Why the run must end stalled instead of being judged, if it must.
+    fn at_end(&self, now_ns: u64) -> Option<String>;
 }
 
 /// Run one seed of a scenario on a fresh madsim runtime. `factory` builds a
@@ -152,7 +172,7 @@ where
 {
     let rt = madsim::runtime::Runtime::with_seed_and_config(spec.seed, madsim::Config::default());
     install_panic_hook();
-    let _in_run = panic::InRun::enter();
+    let _in_run = InRun::enter();
     rt.block_on(async move {
         let mut w = World::new(spec, factory);
         w.run();
@@ -213,6 +233,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             watch,
             pace: limits::Pace::default(),
             spare: Vec::new(),
+            hooks: None,
         }
     }
 
@@ -225,6 +246,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         self.work_rng = fork(&mut self.work_rng, seed, Stream::Workload);
         for (i, slot) in self.nodes.iter_mut().enumerate() {
             slot.rng = fork(&mut slot.rng, seed, Stream::Node(i));
+        }
+        if let Some(h) = &self.hooks {
+            h.reseed(seed);
         }
     }
 
@@ -268,7 +292,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
     }
 
-    fn run(&mut self) {
+    /// Queues the plan, the heal and the end, boots every node and starts
+    /// the clients: everything a run does before its first event.
+    fn start(&mut self) {
         let sc = self.scenario;
         for i in 0..self.plan.len() {
             let t = self.plan[i].at_ns;
@@ -286,30 +312,53 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             let t = range(&mut self.work_rng, 0, sc.workload.think_ms_max.saturating_mul(MS));
             self.at(t, Ev::ClientTick { client: c });
         }
+    }
+
+    fn run(&mut self) {
+        self.start();
         while let Some((t, ev)) = self.queue.pop() {
             if t > self.now {
                 self.now = t;
                 self.follow_clock();
             }
-            if !self.pace(&ev) {
-                return;
-            }
-            let Some(ev) = self.hold_if_paused(ev) else { continue };
-            if matches!(ev, Ev::End) {
-                self.finish();
-                return;
-            }
-            self.handle(ev);
-            self.check_pending();
-            if self.verdict.is_some() {
-                return;
-            }
-            if self.trace.len() as u64 > sc.event_budget {
-                let msg = format!("event budget of {} exhausted at {} ms", sc.event_budget, self.now / MS);
-                self.verdict = Some(Verdict::error(msg, vec![]));
+            if !self.process(ev) {
                 return;
             }
         }
+    }
+
+    /// Handles one event at the time already reached; false once the run is over.
+    #[inline]
+    fn process(&mut self, ev: Ev<M::Msg>) -> bool {
+        if !self.pace(&ev) {
+            return false;
+        }
+        let Some(ev) = self.hold_if_paused(ev) else { return true };
+        if matches!(ev, Ev::End) {
+            if let Some(h) = &self.hooks {
+                if let Some(why) = h.at_end(self.now) {
+                    self.stalled(why);
+                    return false;
+                }
+            }
+            self.finish();
+            return false;
+        }
+        self.handle(ev);
+        self.check_pending();
+        if self.verdict.is_some() {
+            return false;
+        }
+        if self.trace.len() as u64 > self.scenario.event_budget {
+            let msg = format!(
+                "event budget of {} exhausted at {} ms",
+                self.scenario.event_budget,
+                self.now / MS
+            );
+            self.verdict = Some(Verdict::error(msg, vec![]));
+            return false;
+        }
+        true
     }
 
     /// madsim owns time, but a sleep per event would cost an executor

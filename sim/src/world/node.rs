@@ -115,8 +115,18 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         slot.inc += 1;
         slot.timers.clear();
         slot.machine = Some((self.factory)(node));
+        if let Some(h) = &self.hooks {
+            let slot = &self.nodes[node];
+            h.clock(node, &slot.clock);
+            h.no_space_until(node, slot.disk_until.no_space);
+        }
         self.record(Some(node), EventKind::Boot { restart });
         self.step(node, Input::Boot);
+        if let Some(h) = &self.hooks {
+            if self.nodes[node].paused_until > self.now {
+                h.pause(node);
+            }
+        }
     }
 
     pub(super) fn crash(&mut self, node: NodeId) {
@@ -182,7 +192,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
 
     /// The node halted itself: down now, booted again shortly (unless
     /// something else restarted it meanwhile).
-    fn halt(&mut self, node: NodeId, reason: String) {
+    pub(super) fn halt(&mut self, node: NodeId, reason: String) {
         self.record(Some(node), EventKind::Halt { reason });
         self.crash(node);
         let back = self.now + range(&mut self.disk_rng, HALT_REBOOT_MS.0, HALT_REBOOT_MS.1) * MS;
@@ -243,7 +253,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             Input::Fsynced(t) => machine.on_fsynced(t, &mut io),
             Input::FsyncFailed(t) => machine.on_fsync_failed(t, &mut io),
         }));
-        let mut out = std::mem::take(&mut io.out);
+        let out = std::mem::take(&mut io.out);
         if let Err(payload) = result {
             if payload.is::<limits::OutputFlood>() {
                 self.stalled(format!(
@@ -263,6 +273,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             self.verdict = Some(Verdict::error(format!("node {node} panicked: {message}"), vec![i]));
             return;
         }
+        self.carry_out(node, out);
+    }
+
+    /// Carries out what one step of `node` produced, in order, as one step
+    /// for targeted faults; an async node's outputs come here in the runs
+    /// its tasks produced them.
+    pub(super) fn carry_out(&mut self, node: NodeId, mut out: Vec<Output<M>>) {
         let inc = self.nodes[node].inc;
         if self.watch.on {
             self.step_begins(node, &out);

@@ -6,14 +6,49 @@ use std::cell::{Cell, RefCell};
 thread_local! {
     static IN_RUN: Cell<bool> = const { Cell::new(false) };
     static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// In a run of async nodes: the name of the madsim node whose task
+    /// panicked last (madsim answers `gethostname` with it).
+    static PANIC_HOST: RefCell<Option<String>> = const { RefCell::new(None) };
+    static ASYNC_RUN: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks this thread as running async nodes until dropped.
+pub(crate) struct InAsyncRun(bool);
+
+impl InAsyncRun {
+    pub(crate) fn enter() -> Self {
+        InAsyncRun(ASYNC_RUN.with(|f| f.replace(true)))
+    }
+}
+
+impl Drop for InAsyncRun {
+    fn drop(&mut self) {
+        ASYNC_RUN.with(|f| f.set(self.0));
+    }
+}
+
+/// The madsim node name of the task that panicked last, if the hook saw it.
+pub(crate) fn take_panic_host() -> Option<String> {
+    PANIC_HOST.with(|p| p.borrow_mut().take())
+}
+
+fn host_name() -> Option<String> {
+    let mut buf = [0u8; 128];
+    // SAFETY: the buffer is valid for its whole length.
+    let r = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };
+    if r != 0 {
+        return None;
+    }
+    let n = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    Some(String::from_utf8_lossy(&buf[..n]).into_owned())
 }
 
 /// Marks this thread as inside a run until dropped, then restores what it
 /// was before.
-pub(super) struct InRun(bool);
+pub(crate) struct InRun(bool);
 
 impl InRun {
-    pub(super) fn enter() -> Self {
+    pub(crate) fn enter() -> Self {
         InRun(IN_RUN.with(|f| f.replace(true)))
     }
 }
@@ -38,6 +73,9 @@ pub fn install_panic_hook() {
                     .map(|l| format!(" at {}:{}", portable(l.file()), l.line()))
                     .unwrap_or_default();
                 LAST_PANIC.with(|p| *p.borrow_mut() = Some(at));
+                if ASYNC_RUN.with(|f| f.get()) {
+                    PANIC_HOST.with(|p| *p.borrow_mut() = host_name());
+                }
             } else {
                 default(info);
             }

@@ -145,6 +145,20 @@ impl<T> Queue<T> {
         self.len
     }
 
+    /// The time of the earliest item, without moving `last` up to it: a
+    /// run whose nodes act between events (async nodes) may still queue
+    /// something earlier.
+    pub(super) fn peek_time(&self) -> Option<u64> {
+        if self.head < self.buckets[0].len() {
+            return Some(self.buckets[0][self.head].0);
+        }
+        if self.occupied == 0 {
+            return None;
+        }
+        let b = self.occupied.trailing_zeros() as usize + 1;
+        self.buckets[b].iter().map(|&(t, _)| t).min()
+    }
+
     /// Every waiting item with its time, in no particular order.
     pub(super) fn iter(&self) -> impl Iterator<Item = (u64, &T)> + '_ {
         let waiting = self.buckets[0][self.head..]

@@ -1,0 +1,68 @@
+//! Async nodes: a system written as async code (its own, or a library
+//! driven through its runtime and I/O traits) runs under dst as it is.
+//!
+//! Each incarnation of a node is an async function, its main task, given a
+//! [`Ctx`]: its handle on dst's network, disk, clients, clocks and random
+//! stream. It and every task it spawns run as madsim tasks on a madsim node
+//! of their own, so madsim's scheduler interleaves them in an order drawn
+//! from the seed; a crash kills them all at once, memory included, and the
+//! restart runs the main task again on what the disk durably held.
+//! Everything else is what a sans-IO node gets: the fault plan, message
+//! chaos, storage faults, clock faults and pauses, the checkers, coverage,
+//! and every command.
+//!
+//! ```no_run
+//! use sim::async_node::Ctx;
+//! use sim::workload::{ClientReply, KvResult};
+//! use std::time::Duration;
+//! # #[derive(Clone, Debug, serde::Serialize)] struct Ping;
+//! # impl sim::MsgInfo for Ping { fn kind(&self) -> &'static str { "ping" } }
+//!
+//! async fn node(ctx: Ctx<Ping, ()>) {
+//!     // Answer every client at once, and ping the next node each second.
+//!     ctx.spawn(async move {
+//!         loop {
+//!             let req = ctx.client_request().await;
+//!             ctx.client_reply(req.req_id, ClientReply::Ok(KvResult::Done));
+//!         }
+//!     });
+//!     loop {
+//!         ctx.sleep(Duration::from_secs(1)).await;
+//!         ctx.send((ctx.id() + 1) % ctx.nodes(), Ping);
+//!     }
+//! }
+//! ```
+//!
+//! Register it with [`crate::registry::ModelDef::new_async`].
+//!
+//! Code with no [`Ctx`] at hand (a library's runtime trait: spawn, sleep,
+//! now, random) uses this module's free functions, which act for the node
+//! whose task is running. Code written against tokio runs on madsim's tokio
+//! shim: its tasks and timers are madsim's; dst sees a shimmed sleep only
+//! when it wakes a task, and shimmed time is true time, not the node's
+//! skewed clock (use [`Ctx`] for that).
+//!
+//! Limits, each a finding with the run's seed: a panic in any task; a node
+//! polled more than [`POLLS_PER_SIM_MS_MAX`] times in a simulated
+//! millisecond, or a task making more than [`CALLS_PER_POLL_MAX`] calls
+//! into dst in one poll (it spins); a node that at the end of the run has
+//! waited on nothing dst delivers for [`DEADLOCK_QUIET_MS`] while its tasks
+//! live (deadlocked). A task that loops without calling into dst or
+//! yielding cannot be stopped on one thread: it hangs the run.
+
+mod ctx;
+pub(crate) mod host;
+pub(crate) mod run;
+mod task;
+pub(crate) mod time;
+mod wire;
+
+pub use ctx::{ClientRequest, Ctx, Recv};
+pub use host::{
+    HostMachine, Message, Record, CALLS_PER_POLL_MAX, DEADLOCK_QUIET_MS, INBOX_MAX, POLLS_PER_SIM_MS_MAX,
+};
+pub use task::{spawn, JoinError, JoinHandle};
+pub use time::{
+    now_mono_ns, now_wall_ns, random_u64, sleep, sleep_until_mono, timeout, Elapsed, NodeRng, Sleep, Timeout,
+};
+pub use wire::{CallError, Envelope, ReplyTo, Wire};

@@ -1,0 +1,234 @@
+//! A node's own time for async code: its clocks (skewed, drifting, as the
+//! plan sets them), sleeps on its monotonic clock, timeouts, and its
+//! random stream. Sleeps are madsim timers at the true time the node's
+//! clock reaches the deadline, so madsim orders them with everything else;
+//! a clock fault that changes the rate after a sleep began does not move
+//! it, as with a sans-IO node's timers.
+
+use super::host::{self, with_core};
+use super::task::current_or_panic;
+use crate::machine::NodeId;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
+
+/// The running node's monotonic clock, in ns (drifts, never jumps).
+pub fn now_mono_ns() -> u64 {
+    let (node, inc) = current_or_panic();
+    mono_ns(node, inc)
+}
+
+/// The running node's wall clock, in ns (skewed, drifting, may jump).
+pub fn now_wall_ns() -> u64 {
+    let (node, inc) = current_or_panic();
+    host::enter_call(node, inc, |c, now| c.nodes[node].clock.wall_ns(now)).unwrap_or(0)
+}
+
+pub(crate) fn mono_ns(node: NodeId, inc: u64) -> u64 {
+    host::enter_call(node, inc, |c, now| c.nodes[node].clock.mono_ns(now)).unwrap_or(0)
+}
+
+/// A random u64 from the running node's own stream of the run's seed.
+pub fn random_u64() -> u64 {
+    let (node, inc) = current_or_panic();
+    draw(node, inc)
+}
+
+pub(crate) fn draw(node: NodeId, inc: u64) -> u64 {
+    use rand::RngCore;
+    host::enter_call(node, inc, |c, _| c.nodes[node].rng.next_u64()).unwrap_or(0)
+}
+
+/// The running node's random stream as a [`rand::RngCore`], for code that
+/// asks for a generator (a library's runtime trait).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NodeRng;
+
+impl rand::RngCore for NodeRng {
+    fn next_u32(&mut self) -> u32 {
+        random_u64() as u32
+    }
+    fn next_u64(&mut self) -> u64 {
+        random_u64()
+    }
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        for chunk in dest.chunks_mut(8) {
+            let v = random_u64().to_le_bytes();
+            chunk.copy_from_slice(&v[..chunk.len()]);
+        }
+    }
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand::Error> {
+        self.fill_bytes(dest);
+        Ok(())
+    }
+}
+
+/// Sleeps `d` of the running node's monotonic clock.
+pub fn sleep(d: Duration) -> Sleep {
+    let (node, inc) = current_or_panic();
+    Sleep::after(node, inc, d.as_nanos().min(u64::MAX as u128) as u64)
+}
+
+/// Sleeps until the running node's monotonic clock reads `mono_ns`.
+pub fn sleep_until_mono(mono_ns: u64) -> Sleep {
+    let (node, inc) = current_or_panic();
+    let after = mono_ns.saturating_sub(self::mono_ns(node, inc));
+    Sleep::after(node, inc, after)
+}
+
+/// Runs `fut` for at most `d` of the running node's monotonic clock.
+pub fn timeout<F: Future>(d: Duration, fut: F) -> Timeout<F> {
+    Timeout {
+        fut: Box::pin(fut),
+        sleep: sleep(d),
+    }
+}
+
+/// Hands a waker on to the task that polled last: madsim keeps every
+/// waker a timer was polled with, so a sleep polled many times (in a
+/// select loop) registers one timer, not one per poll.
+pub(crate) struct Relay(pub(crate) Mutex<Option<Waker>>);
+
+impl Wake for Relay {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        let w = self.0.lock().map(|mut w| w.take()).unwrap_or(None);
+        if let Some(w) = w {
+            w.wake();
+        }
+    }
+}
+
+/// A sleep on a node's monotonic clock; see [`sleep`].
+pub struct Sleep {
+    node: NodeId,
+    inc: u64,
+    /// True time at which it ends.
+    deadline_ns: u64,
+    timer: Option<(Pin<Box<madsim::time::Sleep>>, Arc<Relay>)>,
+    counted: bool,
+}
+
+impl Sleep {
+    pub(crate) fn after(node: NodeId, inc: u64, after_ns: u64) -> Sleep {
+        let deadline_ns = host::enter_call(node, inc, |c, now| c.nodes[node].clock.true_after(now, after_ns))
+            .unwrap_or(u64::MAX);
+        Sleep {
+            node,
+            inc,
+            deadline_ns,
+            timer: None,
+            counted: false,
+        }
+    }
+
+    fn uncount(&mut self) {
+        if std::mem::take(&mut self.counted) {
+            let (node, inc) = (self.node, self.inc);
+            host::try_with_core(|c| {
+                let n = &mut c.nodes[node];
+                if n.inc == inc {
+                    n.sleeping = n.sleeping.saturating_sub(1);
+                }
+            });
+        }
+    }
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        let (node, inc, deadline) = (this.node, this.inc, this.deadline_ns);
+        let Some((elapsed, at)) = host::enter_call(node, inc, |c, now| {
+            let at = c.time.now_instant() + Duration::from_nanos(deadline.saturating_sub(now));
+            (now >= deadline, at)
+        }) else {
+            // The incarnation is gone: it never wakes.
+            return Poll::Pending;
+        };
+        if elapsed {
+            this.uncount();
+            return Poll::Ready(());
+        }
+        match &mut this.timer {
+            Some((_, relay)) => {
+                if let Ok(mut w) = relay.0.lock() {
+                    *w = Some(cx.waker().clone());
+                }
+            }
+            None => {
+                let relay = Arc::new(Relay(Mutex::new(Some(cx.waker().clone()))));
+                // madsim's sleeps last at least a millisecond; a reset
+                // deadline is kept to the nanosecond.
+                let mut timer = Box::pin(madsim::time::sleep_until(at));
+                timer.as_mut().reset(at);
+                let waker = Waker::from(relay.clone());
+                if timer.as_mut().poll(&mut Context::from_waker(&waker)).is_ready() {
+                    this.uncount();
+                    return Poll::Ready(());
+                }
+                this.timer = Some((timer, relay));
+            }
+        }
+        if !this.counted {
+            this.counted = true;
+            with_core(|c| {
+                let n = &mut c.nodes[node];
+                if n.inc == inc {
+                    n.sleeping += 1;
+                }
+            });
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        self.uncount();
+    }
+}
+
+/// The sleep ran out before the future finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Elapsed;
+
+impl std::fmt::Display for Elapsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "deadline has elapsed")
+    }
+}
+
+impl std::error::Error for Elapsed {}
+
+/// A future with a deadline on its node's monotonic clock; see [`timeout`].
+pub struct Timeout<F> {
+    fut: Pin<Box<F>>,
+    sleep: Sleep,
+}
+
+impl<F> Timeout<F> {
+    pub(crate) fn new(fut: F, sleep: Sleep) -> Self {
+        Timeout { fut: Box::pin(fut), sleep }
+    }
+}
+
+impl<F: Future> Future for Timeout<F> {
+    type Output = Result<F::Output, Elapsed>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if let Poll::Ready(v) = self.fut.as_mut().poll(cx) {
+            return Poll::Ready(Ok(v));
+        }
+        match Pin::new(&mut self.sleep).poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(Elapsed)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}

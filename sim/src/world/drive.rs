@@ -1,0 +1,340 @@
+//! The event loop for async nodes. The world is one madsim task among the
+//! nodes' tasks: it handles every event due by madsim's clock, then waits
+//! until its next event is due or a task hands it something to carry out.
+//! madsim runs the woken tasks in an order drawn from the seed, charges
+//! each poll a little simulated time, and fires the nodes' timers in time
+//! order with the world's own; so true time is madsim's, and the world's
+//! `now` follows it.
+//!
+//! A node's outputs reach the world through the outbox (see
+//! [`crate::async_node`]) in the order its tasks produced them; each run of
+//! one node's outputs is carried out as one step, so targeted faults see
+//! async nodes as they see sans-IO ones.
+
+use super::{Hooks, RunOutcome, RunSpec, Verdict, World};
+use crate::async_node::host::{self, typed, Entry, MainFn, Message, Note, Record, Sent};
+use crate::async_node::HostMachine;
+use crate::clock::Clock;
+use crate::event::EventKind;
+use crate::machine::{NodeId, Output};
+use crate::rng::{fork, Stream};
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::marker::PhantomData;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+type Factory<M, R> = fn(NodeId) -> HostMachine<M, R>;
+type AsyncWorld<'a, M, R> = World<'a, HostMachine<M, R>, Factory<M, R>>;
+
+thread_local! {
+    /// Set while the world task runs: a panic then is dst's, not a node's.
+    static WORLD_RUNNING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs one seed of a scenario of async nodes on `rt`, whose seed is the
+/// run's. Every node incarnation runs `main` as its first task.
+pub(crate) fn run_async<M: Message, R: Record>(
+    rt: &madsim::runtime::Runtime,
+    spec: RunSpec<'_>,
+    main: MainFn<M, R>,
+) -> RunOutcome {
+    let time = rt.block_on(async { madsim::time::TimeHandle::current() });
+    let _installed = host::install::<M, R>(spec.scenario.nodes, main, time);
+    let _async = super::InAsyncRun::enter();
+    let world: RefCell<Option<AsyncWorld<'_, M, R>>> = RefCell::new(None);
+    let ran = catch_unwind(AssertUnwindSafe(|| rt.block_on(drive::<M, R>(&world, spec))));
+    if let Err(payload) = ran {
+        if WORLD_RUNNING.with(Cell::get) {
+            resume_unwind(payload);
+        }
+        let mut guard = world.borrow_mut();
+        let w = guard.as_mut().expect("the world is built before any task runs");
+        w.task_panicked(&payload);
+    }
+    let w = world.borrow_mut().take().expect("the world is built before any task runs");
+    w.outcome()
+}
+
+async fn drive<'a, M: Message, R: Record>(slot: &RefCell<Option<AsyncWorld<'a, M, R>>>, spec: RunSpec<'a>) {
+    {
+        let _running = Running::enter();
+        let mut w = World::new(spec, HostMachine::<M, R>::new as Factory<M, R>);
+        w.hooks = Some(Box::new(AsyncHooks::<M, R>(PhantomData)));
+        w.start();
+        *slot.borrow_mut() = Some(w);
+    }
+    loop {
+        let next = {
+            let _running = Running::enter();
+            let mut guard = slot.borrow_mut();
+            let w = guard.as_mut().expect("built above");
+            match w.turn() {
+                Some(t) => t,
+                None => return,
+            }
+        };
+        WaitFor::new(next).await;
+    }
+}
+
+struct Running;
+
+impl Running {
+    fn enter() -> Self {
+        WORLD_RUNNING.with(|f| f.set(true));
+        Running
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // Left set while unwinding: the panic was the world's own.
+        if !std::thread::panicking() {
+            WORLD_RUNNING.with(|f| f.set(false));
+        }
+    }
+}
+
+impl<'a, M: Message, R: Record> AsyncWorld<'a, M, R> {
+    /// Carries out what the nodes did and every event due; the time of the
+    /// next event, or None once the run is over.
+    fn turn(&mut self) -> Option<u64> {
+        loop {
+            self.now = self.now.max(host::with_core(|c| host::now_ns(c)));
+            self.drain();
+            if self.verdict.is_some() {
+                return None;
+            }
+            let t = self.queue.peek_time()?;
+            if t > self.now {
+                return Some(t);
+            }
+            let (_, ev) = self.queue.pop().expect("an event was peeked");
+            if !self.process(ev) {
+                return None;
+            }
+        }
+    }
+
+    /// Carries out the outbox: each run of one incarnation's outputs as a
+    /// step, each note as the finding it is.
+    fn drain(&mut self) {
+        loop {
+            let batch = host::with_core(|c| std::mem::take(&mut typed::<M, R>(c).outbox));
+            if batch.is_empty() {
+                return;
+            }
+            let mut run: Vec<Output<HostMachine<M, R>>> = std::mem::take(&mut self.spare);
+            let mut owner: Option<(NodeId, u64)> = None;
+            for Sent { node, inc, entry } in batch {
+                if owner != Some((node, inc)) {
+                    self.flush(owner, &mut run);
+                    owner = Some((node, inc));
+                }
+                match entry {
+                    Entry::Out(o) => run.push(o),
+                    Entry::Note(n) => {
+                        self.flush(owner, &mut run);
+                        self.note(node, inc, n);
+                    }
+                }
+                if self.verdict.is_some() {
+                    return;
+                }
+            }
+            self.flush(owner, &mut run);
+            self.spare = run;
+            if self.verdict.is_some() {
+                return;
+            }
+        }
+    }
+
+    fn live(&self, node: NodeId, inc: u64) -> bool {
+        self.nodes[node].machine.is_some() && host::with_core(|c| c.nodes[node].inc == inc && c.nodes[node].up)
+    }
+
+    fn flush(&mut self, owner: Option<(NodeId, u64)>, run: &mut Vec<Output<HostMachine<M, R>>>) {
+        let Some((node, inc)) = owner else { return };
+        if run.is_empty() {
+            return;
+        }
+        if !self.live(node, inc) || self.verdict.is_some() {
+            run.clear();
+            return;
+        }
+        let out = std::mem::take(run);
+        self.carry_out(node, out);
+        // `carry_out` keeps the emptied buffer as the spare.
+        *run = std::mem::take(&mut self.spare);
+    }
+
+    fn note(&mut self, node: NodeId, inc: u64, n: Note) {
+        match n {
+            Note::Panic(message) => self.panicked(Some(node), message),
+            Note::Stall(why) => self.stalled(why),
+            Note::Exit => {
+                if self.live(node, inc) {
+                    self.halt(node, "its main task returned".to_string());
+                }
+            }
+        }
+    }
+
+    fn panicked(&mut self, node: Option<NodeId>, message: String) {
+        if self.verdict.is_some() {
+            return;
+        }
+        self.record(
+            node,
+            EventKind::Panic {
+                message: message.clone(),
+            },
+        );
+        let i = self.trace.len() as u64 - 1;
+        let who = node.map_or("a task".to_string(), |n| format!("node {n}"));
+        self.verdict = Some(Verdict::error(format!("{who} panicked: {message}"), vec![i]));
+    }
+
+    /// A task dst did not spawn (one of a shimmed `tokio::spawn`) panicked
+    /// and madsim let the panic out of the run.
+    fn task_panicked(&mut self, payload: &Box<dyn std::any::Any + Send>) {
+        self.now = self.now.max(host::with_core(|c| host::now_ns(c)));
+        let node = super::take_panic_host()
+            .as_deref()
+            .and_then(host::parse_node_name)
+            .map(|(n, _)| n);
+        if payload.is::<host::Spin>() {
+            let who = node.map_or("a task".to_string(), |n| format!("a task of node {n}"));
+            self.stalled(format!(
+                "{who} made more than {} calls into dst without yielding: it spins",
+                host::CALLS_PER_POLL_MAX
+            ));
+            return;
+        }
+        if payload.is::<super::limits::OutputFlood>() {
+            self.stalled(format!(
+                "a task produced more than {} outputs without the world carrying them out",
+                super::limits::STEP_OUTPUTS_MAX
+            ));
+            return;
+        }
+        let message = super::panic_text(payload);
+        self.panicked(node, message);
+    }
+}
+
+/// The world's wait for its next event: woken by madsim's timer at that
+/// time, or earlier by a task that queued an output.
+struct WaitFor {
+    deadline_ns: u64,
+    relay: Option<Arc<crate::async_node::time::Relay>>,
+    timer: Option<Pin<Box<madsim::time::Sleep>>>,
+}
+
+impl WaitFor {
+    fn new(deadline_ns: u64) -> Self {
+        WaitFor {
+            deadline_ns,
+            relay: None,
+            timer: None,
+        }
+    }
+}
+
+impl Future for WaitFor {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        if this.relay.is_some() {
+            // Woken: by the timer, or by a task. Either way the world looks.
+            return Poll::Ready(());
+        }
+        let deadline = this.deadline_ns;
+        let at = host::with_core(|c| {
+            c.world = Some(cx.waker().clone());
+            let now = host::now_ns(c);
+            c.time.now_instant() + std::time::Duration::from_nanos(deadline.saturating_sub(now))
+        });
+        let relay = Arc::new(crate::async_node::time::Relay(Mutex::new(Some(cx.waker().clone()))));
+        let mut timer = Box::pin(madsim::time::sleep_until(at));
+        timer.as_mut().reset(at);
+        let waker = Waker::from(relay.clone());
+        if timer.as_mut().poll(&mut Context::from_waker(&waker)).is_ready() {
+            return Poll::Ready(());
+        }
+        this.relay = Some(relay);
+        this.timer = Some(timer);
+        Poll::Pending
+    }
+}
+
+impl Drop for WaitFor {
+    fn drop(&mut self) {
+        // The timer stays in madsim's heap until it fires; it must then
+        // wake nothing.
+        if let Some(r) = &self.relay {
+            if let Ok(mut w) = r.0.lock() {
+                *w = None;
+            }
+        }
+        host::try_with_core(|c| c.world = None);
+    }
+}
+
+struct AsyncHooks<M, R>(PhantomData<fn() -> (M, R)>);
+
+impl<M: Message, R: Record> Hooks for AsyncHooks<M, R> {
+    fn clock(&self, node: NodeId, clock: &Clock) {
+        host::with_core(|c| c.nodes[node].clock = clock.clone());
+    }
+
+    fn no_space_until(&self, node: NodeId, until_ns: u64) {
+        host::with_core(|c| c.nodes[node].no_space_until = until_ns);
+    }
+
+    fn pause(&self, node: NodeId) {
+        if let Some(id) = host::with_core(|c| c.nodes[node].madsim) {
+            madsim::runtime::Handle::current().pause(id);
+        }
+    }
+
+    fn resume(&self, node: NodeId) {
+        if let Some(id) = host::with_core(|c| c.nodes[node].madsim) {
+            madsim::runtime::Handle::current().resume(id);
+        }
+    }
+
+    fn reseed(&self, seed: u64) {
+        host::with_core(|c| {
+            for (i, n) in c.nodes.iter_mut().enumerate() {
+                n.rng = fork(&mut n.rng, seed, Stream::Node(i));
+            }
+        });
+    }
+
+    fn at_end(&self, now_ns: u64) -> Option<String> {
+        host::with_core(|c| {
+            let quiet = host::DEADLOCK_QUIET_MS * 1_000_000;
+            let waits: Vec<usize> = typed::<M, R>(c).nodes.iter().map(|h| h.waits()).collect();
+            c.nodes.iter().enumerate().find_map(|(i, n)| {
+                let stuck = n.up
+                    && n.tasks > 0
+                    && n.sleeping == 0
+                    && waits[i] == 0
+                    && now_ns.saturating_sub(n.active_ns) >= quiet;
+                stuck.then(|| {
+                    format!(
+                        "node {i} deadlocked at {} ms: its {} task(s) wait, and nothing dst delivers can wake them",
+                        n.active_ns / 1_000_000,
+                        n.tasks
+                    )
+                })
+            })
+        })
+    }
+}
