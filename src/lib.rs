@@ -1,10 +1,11 @@
 //! The registry of everything the `dst` binary knows: the built-in models
-//! and tikv's raft crate, each registered through the same public path a
-//! user's own binary would use.
+//! and the released crates nobody here wrote (tikv's raft, openraft), each
+//! registered through the same public path a user's own binary would use.
 
-/// The built-in models and the raft-rs releases, with their scenarios.
+/// The built-in models and the releases of raft-rs and openraft, with their scenarios.
 pub fn registry() -> sim::registry::Registry {
     let mut registry = models::registry();
     raft_rs_example::register(&mut registry);
+    openraft_example::register(&mut registry);
     registry
 }

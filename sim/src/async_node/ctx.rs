@@ -242,19 +242,21 @@ impl<M: Message, R: Record> Ctx<M, R> {
         Ok(())
     }
 
-    /// Makes every write issued so far durable. Under a storage fault it
-    /// fails ([`DiskError::Fsync`]): a prefix of the writes it covered is
-    /// durable, the rest lost, and none is retried (as on Linux).
-    pub async fn fsync(&self) -> Result<(), DiskError> {
-        let Some(ticket) = self.with(|n, h, _| {
+    /// Makes every write issued so far durable: the fsync is issued now,
+    /// and the future it returns ends when it is done, so a caller may
+    /// issue several in order and await them elsewhere. Under a storage
+    /// fault it fails ([`DiskError::Fsync`]): a prefix of the writes it
+    /// covered is durable, the rest lost, and none is retried (as on Linux).
+    pub fn fsync(&self) -> Fsync<M, R> {
+        let ticket = self.with(|n, h, _| {
             let t = n.fresh_id();
             h.fsyncs.insert(t, Pending::default());
             t
-        }) else {
-            return std::future::pending().await;
-        };
-        self.push(Output::Fsync(ticket));
-        Synced { ctx: *self, ticket }.await
+        });
+        if let Some(t) = ticket {
+            self.push(Output::Fsync(t));
+        }
+        Fsync { ctx: *self, ticket }
     }
 
     /// Reports a generic event to the checkers.
@@ -428,17 +430,18 @@ impl<M: Message, R: Record> Drop for Answer<M, R> {
     }
 }
 
-/// The end of one fsync.
-struct Synced<M: Message, R: Record> {
+/// The end of one fsync; see [`Ctx::fsync`].
+pub struct Fsync<M: Message, R: Record> {
     ctx: Ctx<M, R>,
-    ticket: u64,
+    /// None if the incarnation was gone when it was asked for.
+    ticket: Option<u64>,
 }
 
-impl<M: Message, R: Record> Future for Synced<M, R> {
+impl<M: Message, R: Record> Future for Fsync<M, R> {
     type Output = Result<(), DiskError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let ticket = self.ticket;
+        let Some(ticket) = self.ticket else { return Poll::Pending };
         let got = self.ctx.with(|_, h, _| {
             let p = h.fsyncs.get_mut(&ticket)?;
             match p.done.take() {
@@ -459,9 +462,9 @@ impl<M: Message, R: Record> Future for Synced<M, R> {
     }
 }
 
-impl<M: Message, R: Record> Drop for Synced<M, R> {
+impl<M: Message, R: Record> Drop for Fsync<M, R> {
     fn drop(&mut self) {
-        let ticket = self.ticket;
+        let Some(ticket) = self.ticket else { return };
         forget_waiter::<M, R>(self.ctx.node, self.ctx.inc, |h| {
             h.fsyncs.remove(&ticket);
         });

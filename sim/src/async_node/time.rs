@@ -86,6 +86,14 @@ pub fn timeout<F: Future>(d: Duration, fut: F) -> Timeout<F> {
     }
 }
 
+/// Runs `fut` until the running node's monotonic clock reads `mono_ns`.
+pub fn timeout_at_mono<F: Future>(mono_ns: u64, fut: F) -> Timeout<F> {
+    Timeout {
+        fut: Box::pin(fut),
+        sleep: sleep_until_mono(mono_ns),
+    }
+}
+
 /// Hands a waker on to the task that polled last: madsim keeps every
 /// waker a timer was polled with, so a sleep polled many times (in a
 /// select loop) registers one timer, not one per poll.

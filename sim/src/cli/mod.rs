@@ -61,13 +61,19 @@ pub fn main(registry: Registry) -> ExitCode {
     run(&registry, std::env::args_os())
 }
 
-/// `RUST_LOG`, less one madsim warning that would mislead: madsim seeds
-/// std's `RandomState` only for a thread's first runtime, and warns for the
-/// later ones that std `HashMap`s "will not be deterministic". No run here
-/// iterates a map with random order (a test scans the sources for them),
-/// so the warning is noise; README explains it.
+/// `RUST_LOG` if set, less one madsim warning that would mislead: madsim
+/// seeds std's `RandomState` only for a thread's first runtime, and warns
+/// for the later ones that std `HashMap`s "will not be deterministic"; an
+/// async run gets a fresh thread (see `sim::async_node`) and no sans-IO
+/// run iterates a map with random order, so the warning is noise. Unset,
+/// only dst's own warnings show: what a system under test logs inside a
+/// run (openraft logs an error for every RPC a partition drops) is the
+/// run's business, and `RUST_LOG=openraft=debug` shows it.
 fn log_filter() -> tracing_subscriber::EnvFilter {
-    let f = tracing_subscriber::EnvFilter::from_default_env();
+    let f = match std::env::var_os("RUST_LOG") {
+        Some(_) => tracing_subscriber::EnvFilter::from_default_env(),
+        None => tracing_subscriber::EnvFilter::new("off,sim=warn,dst=warn"),
+    };
     match "madsim::sim::rand=error".parse() {
         Ok(d) => f.add_directive(d),
         Err(_) => f,

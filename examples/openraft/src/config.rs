@@ -1,0 +1,56 @@
+//! The scenario's `config` for both releases: openraft's timing and
+//! snapshot knobs, in the units openraft takes them.
+
+use serde::Deserialize;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OpenraftConfig {
+    pub heartbeat_ms: u64,
+    pub election_timeout_ms_min: u64,
+    pub election_timeout_ms_max: u64,
+    /// Build a snapshot once this many entries were applied since the last.
+    pub snapshot_every_entries: u64,
+    /// Entries a snapshot leaves in the log (openraft's
+    /// `max_in_snapshot_log_to_keep`).
+    pub logs_to_keep: u64,
+    /// Entries per AppendEntries (openraft's `max_payload_entries`).
+    pub max_payload_entries: u64,
+}
+
+impl Default for OpenraftConfig {
+    fn default() -> Self {
+        OpenraftConfig {
+            heartbeat_ms: 50,
+            election_timeout_ms_min: 150,
+            election_timeout_ms_max: 300,
+            snapshot_every_entries: 40,
+            logs_to_keep: 10,
+            max_payload_entries: 8,
+        }
+    }
+}
+
+impl OpenraftConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.heartbeat_ms == 0 {
+            return Err("heartbeat_ms must be at least 1".into());
+        }
+        if self.election_timeout_ms_min <= self.heartbeat_ms {
+            return Err(format!(
+                "election_timeout_ms_min ({}) must exceed heartbeat_ms ({})",
+                self.election_timeout_ms_min, self.heartbeat_ms
+            ));
+        }
+        if self.election_timeout_ms_max <= self.election_timeout_ms_min {
+            return Err(format!(
+                "election_timeout_ms_max ({}) must exceed election_timeout_ms_min ({})",
+                self.election_timeout_ms_max, self.election_timeout_ms_min
+            ));
+        }
+        if self.snapshot_every_entries == 0 || self.max_payload_entries == 0 {
+            return Err("snapshot_every_entries and max_payload_entries must be at least 1".into());
+        }
+        Ok(())
+    }
+}
