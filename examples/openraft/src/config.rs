@@ -16,6 +16,24 @@ pub struct OpenraftConfig {
     pub logs_to_keep: u64,
     /// Entries per AppendEntries (openraft's `max_payload_entries`).
     pub max_payload_entries: u64,
+    /// How the log store answers a read of a range: `from-start` (the run
+    /// of entries from the range's first index, none if it is gone) or
+    /// `as-stored` (whatever of the range it holds, as openraft's own
+    /// in-memory store answers, which openraft then sends with a gap when
+    /// a purge raced the read; see README).
+    pub log_reads: LogReads,
+    /// Whether the committed log id openraft saves is fsynced before the
+    /// save returns (`true`), or only written (`false`), in which case a
+    /// leader that restarts answers linearizable reads from a stale commit
+    /// index (see README).
+    pub committed_synced: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LogReads {
+    FromStart,
+    AsStored,
 }
 
 impl Default for OpenraftConfig {
@@ -27,6 +45,8 @@ impl Default for OpenraftConfig {
             snapshot_every_entries: 40,
             logs_to_keep: 10,
             max_payload_entries: 8,
+            log_reads: LogReads::FromStart,
+            committed_synced: true,
         }
     }
 }

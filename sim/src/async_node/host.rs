@@ -83,6 +83,9 @@ pub(crate) struct Core {
     pub(crate) typed: Box<dyn Any>,
     /// Pushes a note into the typed outbox (monomorphized at install).
     pub(crate) note: fn(&mut dyn Any, NodeId, u64, Note),
+    /// madsim's time while a dst task is polled: it moves only between
+    /// polls, so calls within one need not read the clock again.
+    pub(crate) poll_now: Option<u64>,
 }
 
 /// One node's untyped state. It outlives incarnations: call ids, fsync
@@ -160,7 +163,7 @@ pub(crate) fn try_with_core<T>(f: impl FnOnce(&mut Core) -> T) -> Option<T> {
 /// poll's budget, and refused (None) if that incarnation is gone.
 pub(crate) fn enter_call<T>(node: NodeId, inc: u64, f: impl FnOnce(&mut Core, u64) -> T) -> Option<T> {
     let (out, spin) = with_core(|c| {
-        let now = now_ns(c);
+        let now = c.poll_now.unwrap_or_else(|| now_ns(c));
         let n = &mut c.nodes[node];
         if n.inc != inc || !n.up {
             return (None, false);
@@ -196,6 +199,7 @@ pub(crate) fn enter_poll(node: NodeId, inc: u64) -> bool {
         }
         n.polls += 1;
         if n.polls <= POLLS_PER_SIM_MS_MAX {
+            c.poll_now = Some(now);
             return true;
         }
         if !n.stalled {
@@ -208,6 +212,11 @@ pub(crate) fn enter_poll(node: NodeId, inc: u64) -> bool {
         }
         false
     })
+}
+
+/// The poll [`enter_poll`] let run is over.
+pub(crate) fn leave_poll() {
+    let _ = try_with_core(|c| c.poll_now = None);
 }
 
 pub(crate) fn note(c: &mut Core, node: NodeId, inc: u64, what: Note) {
@@ -239,6 +248,8 @@ pub(crate) struct Sent<M: Message, R: Record> {
 pub(crate) struct Host<M: Message, R: Record> {
     pub(crate) nodes: Vec<NodeHost<M, R>>,
     pub(crate) outbox: Vec<Sent<M, R>>,
+    /// The outbox's other buffer, which the world drains while tasks fill this one.
+    pub(crate) spare: Vec<Sent<M, R>>,
     pub(crate) main: MainFn<M, R>,
 }
 
@@ -256,10 +267,10 @@ impl<T> Default for Pending<T> {
 /// One node's typed state, cleared at every boot and crash.
 pub(crate) struct NodeHost<M, R> {
     pub(crate) inbox: VecDeque<Envelope<M>>,
-    pub(crate) recv_waiters: BTreeMap<u64, Waker>,
+    pub(crate) recv_waiters: Waiters,
     pub(crate) calls: BTreeMap<u64, Pending<M>>,
     pub(crate) clients: VecDeque<ClientReq>,
-    pub(crate) client_waiters: BTreeMap<u64, Waker>,
+    pub(crate) client_waiters: Waiters,
     pub(crate) fsyncs: BTreeMap<SyncTicket, Pending<Result<(), DiskError>>>,
     /// What the disk durably held at boot, and what reading it met.
     pub(crate) disk: Vec<R>,
@@ -270,10 +281,10 @@ impl<M, R> Default for NodeHost<M, R> {
     fn default() -> Self {
         NodeHost {
             inbox: VecDeque::new(),
-            recv_waiters: BTreeMap::new(),
+            recv_waiters: Waiters::default(),
             calls: BTreeMap::new(),
             clients: VecDeque::new(),
-            client_waiters: BTreeMap::new(),
+            client_waiters: Waiters::default(),
             fsyncs: BTreeMap::new(),
             disk: Vec::new(),
             disk_read: Ok(()),
@@ -319,9 +330,11 @@ pub(crate) fn install<M: Message, R: Record>(
         typed: Box::new(Host::<M, R> {
             nodes: (0..nodes).map(|_| NodeHost::default()).collect(),
             outbox: Vec::new(),
+            spare: Vec::new(),
             main,
         }),
         note: push_note::<M, R>,
+        poll_now: None,
     };
     CORE.with(|c| *c.borrow_mut() = Some(core));
     Installed
@@ -388,8 +401,26 @@ impl<M: Message, R: Record> HostMachine<M, R> {
     }
 }
 
-fn wake_all(waiters: &mut BTreeMap<u64, Waker>) {
-    for (_, w) in std::mem::take(waiters) {
+/// The tasks waiting on one source (a node's inbox, its clients), each
+/// under the id of the future that waits; rarely more than one.
+#[derive(Default)]
+pub(crate) struct Waiters(Vec<(u64, Waker)>);
+
+impl Waiters {
+    pub(crate) fn insert(&mut self, id: u64, w: Waker) {
+        self.remove(&id);
+        self.0.push((id, w));
+    }
+    pub(crate) fn remove(&mut self, id: &u64) {
+        self.0.retain(|(i, _)| i != id);
+    }
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+fn wake_all(waiters: &mut Waiters) {
+    for (_, w) in waiters.0.drain(..) {
         w.wake();
     }
 }

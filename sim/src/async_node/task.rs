@@ -78,6 +78,7 @@ impl<F: Future> Future for NodeTask<F> {
         let prev = CURRENT.with(|c| c.replace(Some((this.node, this.inc))));
         let polled = catch_unwind(AssertUnwindSafe(|| this.fut.as_mut().poll(cx)));
         CURRENT.with(|c| c.set(prev));
+        host::leave_poll();
         match polled {
             Ok(Poll::Ready(v)) => {
                 if this.main {

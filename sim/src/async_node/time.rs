@@ -153,9 +153,9 @@ impl Future for Sleep {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.get_mut();
         let (node, inc, deadline) = (this.node, this.inc, this.deadline_ns);
-        let Some((elapsed, at)) = host::enter_call(node, inc, |c, now| {
+        let Some((elapsed, at, time)) = host::enter_call(node, inc, |c, now| {
             let at = c.time.now_instant() + Duration::from_nanos(deadline.saturating_sub(now));
-            (now >= deadline, at)
+            (now >= deadline, at, c.time.clone())
         }) else {
             // The incarnation is gone: it never wakes.
             return Poll::Pending;
@@ -174,7 +174,7 @@ impl Future for Sleep {
                 let relay = Arc::new(Relay(Mutex::new(Some(cx.waker().clone()))));
                 // madsim's sleeps last at least a millisecond; a reset
                 // deadline is kept to the nanosecond.
-                let mut timer = Box::pin(madsim::time::sleep_until(at));
+                let mut timer = Box::pin(time.sleep_until(at));
                 timer.as_mut().reset(at);
                 let waker = Waker::from(relay.clone());
                 if timer.as_mut().poll(&mut Context::from_waker(&waker)).is_ready() {

@@ -1,7 +1,9 @@
 //! `dst bench`: seeds/s and events/s per scenario on one thread, and in the
 //! same run a bare madsim message loop with the same node count and the same
 //! number of messages per seed, so the ratio is the harness's overhead; then
-//! the linearizability checker ([`super::bench_checker`]). Numbers are
+//! the cost per message of async nodes beside sans-IO ones
+//! ([`super::bench_async`]) and the linearizability checker
+//! ([`super::bench_checker`]). Numbers are
 //! measured and printed, never asserted.
 
 use super::Exit;
@@ -171,11 +173,16 @@ pub fn main(reg: &Registry, plan: &Plan) -> Exit {
         },
         false => Vec::new(),
     };
+    let async_path = match super::bench_async::rows(seeds, plan.json) {
+        Ok(rows) => rows,
+        Err(e) => return Exit::Bad(e),
+    };
     if plan.json {
         crate::outln!(
             "{}",
             serde_json::json!({
                 "rows": rows,
+                "async_path": async_path,
                 "scaling": base.as_ref().map(|b| serde_json::json!({ "scenario": b.name, "cells": scale })),
                 "checker": checker,
             })

@@ -11,6 +11,7 @@
 
 mod args;
 mod bench;
+mod bench_async;
 mod bench_checker;
 mod check;
 mod commands;

@@ -66,6 +66,7 @@ async fn drive<'a, M: Message, R: Record>(slot: &RefCell<Option<AsyncWorld<'a, M
         w.start();
         *slot.borrow_mut() = Some(w);
     }
+    let mut alarm = Alarm::default();
     loop {
         let next = {
             let _running = Running::enter();
@@ -76,7 +77,12 @@ async fn drive<'a, M: Message, R: Record>(slot: &RefCell<Option<AsyncWorld<'a, M
                 None => return,
             }
         };
-        WaitFor::new(next).await;
+        WaitFor {
+            deadline_ns: next,
+            alarm: &mut alarm,
+            polled: false,
+        }
+        .await;
     }
 }
 
@@ -123,13 +129,18 @@ impl<'a, M: Message, R: Record> AsyncWorld<'a, M, R> {
     /// step, each note as the finding it is.
     fn drain(&mut self) {
         loop {
-            let batch = host::with_core(|c| std::mem::take(&mut typed::<M, R>(c).outbox));
+            let mut batch = host::with_core(|c| {
+                let h = typed::<M, R>(c);
+                let spare = std::mem::take(&mut h.spare);
+                std::mem::replace(&mut h.outbox, spare)
+            });
             if batch.is_empty() {
+                host::with_core(|c| typed::<M, R>(c).spare = batch);
                 return;
             }
             let mut run: Vec<Output<HostMachine<M, R>>> = std::mem::take(&mut self.spare);
             let mut owner: Option<(NodeId, u64)> = None;
-            for Sent { node, inc, entry } in batch {
+            for Sent { node, inc, entry } in batch.drain(..) {
                 if owner != Some((node, inc)) {
                     self.flush(owner, &mut run);
                     owner = Some((node, inc));
@@ -147,6 +158,7 @@ impl<'a, M: Message, R: Record> AsyncWorld<'a, M, R> {
             }
             self.flush(owner, &mut run);
             self.spare = run;
+            host::with_core(|c| typed::<M, R>(c).spare = batch);
             if self.verdict.is_some() {
                 return;
             }
@@ -227,61 +239,91 @@ impl<'a, M: Message, R: Record> AsyncWorld<'a, M, R> {
     }
 }
 
-/// The world's wait for its next event: woken by madsim's timer at that
-/// time, or earlier by a task that queued an output.
-struct WaitFor {
-    deadline_ns: u64,
-    relay: Option<Arc<crate::async_node::time::Relay>>,
-    timer: Option<Pin<Box<madsim::time::Sleep>>>,
+/// The madsim timer that wakes the world at its next event. Most waits end
+/// early, woken by a task, and wait again for the same event: they keep the
+/// timer already armed for it rather than arming one more.
+#[derive(Default)]
+struct Alarm {
+    armed: Option<(u64, Arc<crate::async_node::time::Relay>, Pin<Box<madsim::time::Sleep>>)>,
 }
 
-impl WaitFor {
-    fn new(deadline_ns: u64) -> Self {
-        WaitFor {
-            deadline_ns,
-            relay: None,
-            timer: None,
+impl Alarm {
+    /// Makes the timer ring the world at `deadline_ns`; false if that
+    /// time has come already.
+    fn arm(&mut self, deadline_ns: u64, cx: &Context<'_>) -> bool {
+        if let Some((at, relay, _)) = &self.armed {
+            if *at == deadline_ns {
+                if let Ok(mut w) = relay.0.lock() {
+                    *w = Some(cx.waker().clone());
+                }
+                return true;
+            }
+        }
+        self.disarm();
+        let (at, time) = host::with_core(|c| {
+            let now = host::now_ns(c);
+            (
+                c.time.now_instant() + std::time::Duration::from_nanos(deadline_ns.saturating_sub(now)),
+                c.time.clone(),
+            )
+        });
+        let relay = Arc::new(crate::async_node::time::Relay(Mutex::new(Some(cx.waker().clone()))));
+        // madsim's sleeps last at least a millisecond; a reset one keeps
+        // its deadline to the nanosecond.
+        let mut timer = Box::pin(time.sleep_until(at));
+        timer.as_mut().reset(at);
+        let waker = Waker::from(relay.clone());
+        if timer.as_mut().poll(&mut Context::from_waker(&waker)).is_ready() {
+            return false;
+        }
+        self.armed = Some((deadline_ns, relay, timer));
+        true
+    }
+
+    /// A timer that stays in madsim's heap until it fires must then wake nothing.
+    fn disarm(&mut self) {
+        if let Some((_, relay, _)) = self.armed.take() {
+            if let Ok(mut w) = relay.0.lock() {
+                *w = None;
+            }
         }
     }
 }
 
-impl Future for WaitFor {
+impl Drop for Alarm {
+    fn drop(&mut self) {
+        self.disarm();
+    }
+}
+
+/// The world's wait for its next event: woken by madsim's timer at that
+/// time, or earlier by a task that queued an output.
+struct WaitFor<'w> {
+    deadline_ns: u64,
+    alarm: &'w mut Alarm,
+    polled: bool,
+}
+
+impl Future for WaitFor<'_> {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.get_mut();
-        if this.relay.is_some() {
+        if this.polled {
             // Woken: by the timer, or by a task. Either way the world looks.
             return Poll::Ready(());
         }
-        let deadline = this.deadline_ns;
-        let at = host::with_core(|c| {
-            c.world = Some(cx.waker().clone());
-            let now = host::now_ns(c);
-            c.time.now_instant() + std::time::Duration::from_nanos(deadline.saturating_sub(now))
-        });
-        let relay = Arc::new(crate::async_node::time::Relay(Mutex::new(Some(cx.waker().clone()))));
-        let mut timer = Box::pin(madsim::time::sleep_until(at));
-        timer.as_mut().reset(at);
-        let waker = Waker::from(relay.clone());
-        if timer.as_mut().poll(&mut Context::from_waker(&waker)).is_ready() {
+        host::with_core(|c| c.world = Some(cx.waker().clone()));
+        if !this.alarm.arm(this.deadline_ns, cx) {
             return Poll::Ready(());
         }
-        this.relay = Some(relay);
-        this.timer = Some(timer);
+        this.polled = true;
         Poll::Pending
     }
 }
 
-impl Drop for WaitFor {
+impl Drop for WaitFor<'_> {
     fn drop(&mut self) {
-        // The timer stays in madsim's heap until it fires; it must then
-        // wake nothing.
-        if let Some(r) = &self.relay {
-            if let Ok(mut w) = r.0.lock() {
-                *w = None;
-            }
-        }
         host::try_with_core(|c| c.world = None);
     }
 }

@@ -57,7 +57,8 @@ pub fn model(about: &str) -> sim::registry::ModelDef {
     sim::registry::ModelDef::new_async(super::MODEL, about, |setup: sim::registry::Setup<'_, OpenraftConfig>| {
         setup.config.validate()?;
         let config = std::sync::Arc::new(node::raft_config(&setup.config)?);
-        Ok(move |ctx| node(ctx, config.clone()))
+        let store = std::sync::Arc::new(setup.config.clone());
+        Ok(move |ctx| node(ctx, config.clone(), store.clone()))
     })
     .goals(crate::register::GOALS)
     // Not no-dual-leaders: openraft's leader id is (term, node id), so a
@@ -70,4 +71,9 @@ pub fn model(about: &str) -> sim::registry::ModelDef {
         "linearizable",
         "liveness",
     ])
+    .invariant(sim::registry::InvariantDef::new(
+        crate::quorum::CommitOnQuorum::ID,
+        crate::quorum::CommitOnQuorum::HOLDS_WHEN,
+        |s| Box::new(crate::quorum::CommitOnQuorum::new(s.nodes)),
+    ))
 }

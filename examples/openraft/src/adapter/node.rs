@@ -35,7 +35,7 @@ pub fn raft_config(c: &OpenraftConfig) -> Result<Config, String> {
 }
 
 /// The main task of one node incarnation.
-pub async fn node(ctx: NodeCtx, config: Arc<Config>) {
+pub async fn node(ctx: NodeCtx, config: Arc<Config>, store: Arc<OpenraftConfig>) {
     let disk = match ctx.read_disk() {
         Ok(d) => d,
         Err(e) => return ctx.halt(&format!("its disk cannot be read: {e}")),
@@ -44,7 +44,7 @@ pub async fn node(ctx: NodeCtx, config: Arc<Config>) {
     if !recovered.log.is_empty() {
         ctx.reached("restart-with-log");
     }
-    let log = LogStore::new(ctx, &recovered);
+    let log = LogStore::new(ctx, &recovered, &store);
     let sm = match StateMachine::new(ctx, &recovered) {
         Ok(sm) => sm,
         Err(e) => return ctx.halt(&e),

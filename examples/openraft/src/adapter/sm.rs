@@ -85,6 +85,12 @@ impl StateMachine {
         };
         self.ctx.append(Rec::Snapshot(meta.clone(), bytes.clone())).map_err(fail)?;
         self.ctx.fsync().await.map_err(fail)?;
+        if let Some(last) = meta.last_log_id {
+            self.ctx.emit(&crate::quorum::DiskEvent::LogDurable {
+                last: super::position(last.index),
+                boot: false,
+            });
+        }
         self.lock().snapshot = Some((meta, bytes));
         Ok(())
     }

@@ -4,6 +4,8 @@
 //! callback) waits for an fsync, as openraft's storage contract says.
 
 use super::msg::{Rec, Recovered};
+use crate::config::{LogReads, OpenraftConfig};
+use crate::quorum::DiskEvent;
 use super::openraft;
 use super::{Msg, TypeConfig};
 use openraft::storage::{LogFlushed, LogState, RaftLogReader, RaftLogStorage};
@@ -34,10 +36,12 @@ struct LogData {
 pub struct LogStore {
     ctx: NodeCtx,
     data: Arc<Mutex<LogData>>,
+    reads: LogReads,
+    committed_synced: bool,
 }
 
 impl LogStore {
-    pub fn new(ctx: NodeCtx, r: &Recovered) -> LogStore {
+    pub fn new(ctx: NodeCtx, r: &Recovered, config: &OpenraftConfig) -> LogStore {
         let data = LogData {
             log: r.log.clone(),
             purged: r.purged,
@@ -47,8 +51,14 @@ impl LogStore {
         let store = LogStore {
             ctx,
             data: Arc::new(Mutex::new(data)),
+            reads: config.log_reads,
+            committed_synced: config.committed_synced,
         };
         store.report_tail();
+        let last = r.log.values().next_back().map(|e| e.log_id).or(r.purged);
+        let snap = r.snapshot.as_ref().and_then(|(m, _)| m.last_log_id);
+        let durable = last.max(snap).map_or(0, |l| super::position(l.index));
+        ctx.emit(&DiskEvent::LogDurable { last: durable, boot: true });
         store
     }
 
@@ -77,6 +87,22 @@ impl RaftLogReader<TypeConfig> for LogStore {
         range: RB,
     ) -> Result<Vec<Entry<TypeConfig>>, StorageError<u64>> {
         Ok(self.lock().log.range(range).map(|(_, e)| e.clone()).collect())
+    }
+
+    /// What replication sends: with `from-start`, only entries from
+    /// `start` on without a gap, so a read that a purge overtook comes back
+    /// empty instead of starting past the purged entries.
+    async fn limited_get_log_entries(&mut self, start: u64, end: u64) -> Result<Vec<Entry<TypeConfig>>, StorageError<u64>> {
+        let d = self.lock();
+        let held = d.log.range(start..end).map(|(_, e)| e);
+        Ok(match self.reads {
+            LogReads::AsStored => held.cloned().collect(),
+            LogReads::FromStart => held
+                .zip(start..)
+                .take_while(|(e, i)| e.log_id.index == *i)
+                .map(|(e, _)| e.clone())
+                .collect(),
+        })
     }
 }
 
@@ -112,13 +138,16 @@ impl RaftLogStorage<TypeConfig> for LogStore {
         Ok(self.lock().vote)
     }
 
-    /// Durable, as openraft recommends when the state machine is not: a
-    /// leader that restarts keeps its leadership and answers linearizable
-    /// reads at once, from the commit index it read back (see README).
+    /// Durable unless the config says otherwise, as openraft recommends when
+    /// the state machine is not: a leader that restarts keeps its
+    /// leadership and answers linearizable reads at once, from the commit
+    /// index it read back (see README).
     async fn save_committed(&mut self, committed: Option<LogId<u64>>) -> Result<(), StorageError<u64>> {
         let fail = |e: sim::machine::DiskError| StorageError::from(StorageIOError::write(io_error(e)));
         self.ctx.append(Rec::Committed(committed)).map_err(fail)?;
-        self.ctx.fsync().await.map_err(fail)?;
+        if self.committed_synced {
+            self.ctx.fsync().await.map_err(fail)?;
+        }
         self.lock().committed = committed;
         if let Some(c) = committed {
             self.ctx.event(ModelEvent::Commit {
@@ -138,16 +167,25 @@ impl RaftLogStorage<TypeConfig> for LogStore {
         I::IntoIter: OptionalSend,
     {
         let fail = |e: sim::machine::DiskError| StorageError::from(StorageIOError::write_logs(io_error(e)));
+        let mut last = None;
         for e in entries {
             self.ctx.append(Rec::Entry(e.clone())).map_err(fail)?;
+            last = Some(e.log_id.index);
             self.lock().log.insert(e.log_id.index, e);
         }
         self.report_tail();
         // Issued now, in order with every other write; the callback runs
         // once it is durable, without holding up openraft meanwhile.
         let synced = self.ctx.fsync();
+        let ctx = self.ctx;
         self.ctx.spawn(async move {
             let done = synced.await.map_err(|e| std::io::Error::other(e.to_string()));
+            if let (Ok(()), Some(last)) = (&done, last) {
+                ctx.emit(&DiskEvent::LogDurable {
+                    last: super::position(last),
+                    boot: false,
+                });
+            }
             callback.log_io_completed(done);
         });
         Ok(())
@@ -173,6 +211,7 @@ impl RaftLogStorage<TypeConfig> for LogStore {
         self.ctx.event(ModelEvent::Compact {
             index: super::position(log_id.index),
         });
+        self.report_tail();
         self.ctx.reached("log-purged");
         Ok(())
     }
