@@ -45,6 +45,12 @@ pub struct Scenario {
     pub coverage: Vec<String>,
     #[serde(default)]
     pub expect: Expect,
+    /// How many seeds a run needs before an expected violation that no
+    /// seed showed fails it: a real bug one seed in a hundred shows is not
+    /// missing from a run of eight. A run of fewer seeds says so and leaves
+    /// the expectation unjudged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect_within_seeds: Option<u64>,
     /// Upper bound on trace events; a run that needs more is a finding.
     #[serde(default = "default_event_budget")]
     pub event_budget: u64,
@@ -197,6 +203,12 @@ impl Scenario {
         bounds::ms("liveness_ms", self.liveness_ms, 0)?;
         bounds::ms("max_clock_skew_ms", self.max_clock_skew_ms, 0)?;
         bounds::within("event_budget", self.event_budget, 1..=bounds::EVENT_BUDGET_MAX)?;
+        if let Some(n) = self.expect_within_seeds {
+            if self.expect == Expect::Pass {
+                return Err("expect_within_seeds needs an expected violation or real bugs in `expect`".into());
+            }
+            bounds::within("expect_within_seeds", n, 1..=1_000_000)?;
+        }
         bounds::ms("liveness.tail_ms", self.liveness.tail_ms, 0)?;
         if self.checks("liveness") {
             bounds::within_because(

@@ -292,6 +292,12 @@ fn print(s: &FuzzRecord, json: bool) -> Exit {
             }
             if sc.expected_violation_unseen {
                 crate::outln!("      the expected violation was never seen");
+            } else if judge.expect_unjudged() {
+                crate::outln!(
+                    "      the expected violation is not judged: {} of the {} seeds it may take",
+                    t.seeds,
+                    sc.expect_within_seeds
+                );
             }
             if t.undecided > 0 {
                 let shown: Vec<String> = t.undecided_seeds.iter().take(10).map(|s| s.to_string()).collect();

@@ -208,6 +208,7 @@ impl FuzzSummary {
                 goals: &self.scenarios[i].coverage,
                 expected: &self.expected[i],
                 real_bugs: matches!(self.scenarios[i].expect, Expect::RealBugs(_)),
+                within: self.scenarios[i].expect_within_seeds.unwrap_or(1),
             },
             tally: &self.tallies[i],
             bugs: &self.bugs,

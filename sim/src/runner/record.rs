@@ -59,7 +59,15 @@ pub struct ScenarioRecord {
     pub ok: bool,
     pub coverage_missing: Vec<String>,
     pub expected_violation_unseen: bool,
+    /// Seeds the scenario needs before an unseen expected violation fails
+    /// it (absent: one).
+    #[serde(default, skip_serializing_if = "is_one")]
+    pub expect_within_seeds: u64,
     pub tally: Tally,
+}
+
+fn is_one(n: &u64) -> bool {
+    *n <= 1
 }
 
 /// The fingerprint of a scenario: the same scenario, the same string.
@@ -82,6 +90,7 @@ impl FuzzRecord {
                     ok: s.scenario_ok(i),
                     coverage_missing: s.missing(i).into_iter().cloned().collect(),
                     expected_violation_unseen: s.expect_unmet(i),
+                    expect_within_seeds: sc.expect_within_seeds.unwrap_or(1),
                     tally: s.tallies[i].clone(),
                 }
             })
@@ -110,6 +119,7 @@ impl FuzzRecord {
                 goals: &r.goals,
                 expected: &r.expected_causes,
                 real_bugs: r.real_bugs,
+                within: r.expect_within_seeds.max(1),
             },
             tally: &r.tally,
             bugs: &self.bugs,

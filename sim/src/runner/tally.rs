@@ -136,6 +136,8 @@ pub struct Declared<'a> {
     pub expected: &'a [String],
     /// A pinned release with known real bugs: its runs stop at the violation.
     pub real_bugs: bool,
+    /// Seeds a run needs before an unseen expected violation fails it.
+    pub within: u64,
 }
 
 /// The verdict over one scenario's seeds.
@@ -166,8 +168,18 @@ impl<'a> Judge<'a> {
         !self.deferred && self.bugs.is_empty() && !self.declared.real_bugs && self.tally.seeds > 0
     }
 
-    /// The scenario declares a violation (or a real bug) that no seed showed.
+    /// The scenario declares a violation (or a real bug) that no seed
+    /// showed, over at least as many seeds as it says that takes.
     pub fn expect_unmet(&self) -> bool {
+        self.expect_unseen() && self.tally.seeds >= self.declared.within.max(1)
+    }
+
+    /// A declared violation no seed showed, in a run too short to judge it.
+    pub fn expect_unjudged(&self) -> bool {
+        self.expect_unseen() && !self.expect_unmet()
+    }
+
+    fn expect_unseen(&self) -> bool {
         let (t, expected) = (self.tally, self.declared.expected);
         !self.deferred
             && self.bugs.is_empty()
@@ -178,5 +190,44 @@ impl<'a> Judge<'a> {
 
     pub fn ok(&self) -> bool {
         self.tally.unexpected == 0 && (!self.judges_coverage() || self.missing().is_empty()) && !self.expect_unmet()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn judge<'a>(tally: &'a Tally, expected: &'a [String], within: u64) -> Judge<'a> {
+        Judge {
+            declared: Declared {
+                goals: &[],
+                expected,
+                real_bugs: true,
+                within,
+            },
+            tally,
+            bugs: &[],
+            deferred: false,
+        }
+    }
+
+    #[test]
+    fn an_unseen_expected_violation_fails_only_a_run_long_enough_to_show_it() {
+        let expected = vec!["panic".to_string()];
+        let mut t = Tally {
+            seeds: 8,
+            pass: 8,
+            ..Tally::default()
+        };
+        assert!(judge(&t, &expected, 1).expect_unmet());
+        assert!(!judge(&t, &expected, 200).expect_unmet());
+        assert!(judge(&t, &expected, 200).expect_unjudged());
+        assert!(judge(&t, &expected, 200).ok());
+        t.seeds = 200;
+        assert!(judge(&t, &expected, 200).expect_unmet());
+        assert!(!judge(&t, &expected, 200).ok());
+        t.violations.insert("panic".into(), 1);
+        assert!(!judge(&t, &expected, 200).expect_unmet());
+        assert!(!judge(&t, &expected, 200).expect_unjudged());
     }
 }
