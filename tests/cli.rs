@@ -400,7 +400,7 @@ fn list_names_every_bug_and_invariant() {
     let o = dst(&["list", "--json"]);
     assert_eq!(o.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["bugs"].as_array().unwrap().len(), models::registry().bugs().count());
+    assert_eq!(v["bugs"].as_array().unwrap().len(), dst::registry().bugs().count());
     assert!(v["invariants"]
         .as_array()
         .unwrap()

@@ -60,7 +60,9 @@ fn is_excerpt(snippet: &str, file: &[String]) -> bool {
 fn every_rust_and_toml_block_is_an_excerpt_of_the_example() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut paths = Vec::new();
-    files(&root.join("examples/raft-rs"), &mut paths);
+    for example in ["raft-rs", "tokio-kv", "openraft"] {
+        files(&root.join("examples").join(example), &mut paths);
+    }
     paths.push(root.join(".cargo/config.toml"));
     let sources: Vec<(PathBuf, Vec<String>)> = paths
         .into_iter()
@@ -76,7 +78,7 @@ fn every_rust_and_toml_block_is_an_excerpt_of_the_example() {
         }
         assert!(
             sources.iter().any(|(_, f)| is_excerpt(&body, f)),
-            "docs/TUTORIAL.md:{at}: this {lang} block is not an excerpt of examples/raft-rs:\n{body}"
+            "docs/TUTORIAL.md:{at}: this {lang} block is not an excerpt of examples/:\n{body}"
         );
         checked += 1;
     }

@@ -105,7 +105,7 @@ async fn backup(ctx: Ctx<Msg, KvOp>) {
 #[derive(Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 struct Misbehave {
-    /// "panic", "deadlock", "spin", "busy", "exit", "hashmap" or "" (behave).
+    /// "panic", "panic-detached", "deadlock", "spin", "busy", "exit", "hashmap" or "" (behave).
     how: String,
     at_ms: u64,
 }
@@ -135,6 +135,13 @@ async fn misbehaving(ctx: Ctx<Msg, KvOp>, m: Misbehave) {
                 panic!("task of node {} gave up", node.id());
             });
             let _ = t.await;
+        }
+        "panic-detached" => {
+            // Spawned past the context, straight on madsim, and never awaited.
+            madsim::task::spawn(async move {
+                panic!("detached task of node {} gave up", node.id());
+            });
+            std::future::pending::<()>().await
         }
         "deadlock" => {
             // Two tasks, each waiting for what only the other would send.
@@ -336,6 +343,11 @@ fn ends_with(how: &str, status: Status, needle: &str) {
 #[test]
 fn a_panicking_task_is_a_finding_with_its_node() {
     ends_with("panic", Status::Error, "node 1 panicked: task of node 1 gave up");
+}
+
+#[test]
+fn a_panic_in_a_task_spawned_on_madsim_is_a_finding_with_its_node() {
+    ends_with("panic-detached", Status::Error, "node 1 panicked: detached task of node 1 gave up");
 }
 
 #[test]

@@ -27,6 +27,26 @@ pub struct OpenraftConfig {
     /// leader that restarts answers linearizable reads from a stale commit
     /// index (see README).
     pub committed_synced: bool,
+    /// Every this many ms (0: never), the leader changes the voters as an
+    /// operator replacing a node would: with all nodes voting it demotes
+    /// one other node to a learner, else it makes every node a voter again.
+    /// Each change goes through openraft's joint configuration. A cluster
+    /// of five keeps four or five voters, so a majority of its disks is a
+    /// majority of every configuration's.
+    pub membership_churn_ms: u64,
+    /// What a client hears when `client_write` fails with
+    /// `ForwardToLeader`: `unknown` (the write may still commit) or
+    /// `refusal` (it did not happen; the client may retry it elsewhere).
+    /// openraft also answers so a write whose entry it truncated after the
+    /// entry had committed elsewhere, so only `unknown` is safe (see README).
+    pub write_forward: WriteForward,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteForward {
+    Unknown,
+    Refusal,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -47,6 +67,8 @@ impl Default for OpenraftConfig {
             max_payload_entries: 8,
             log_reads: LogReads::FromStart,
             committed_synced: true,
+            membership_churn_ms: 0,
+            write_forward: WriteForward::Unknown,
         }
     }
 }

@@ -56,6 +56,9 @@ pub fn model(about: &str) -> sim::registry::ModelDef {
     use crate::config::OpenraftConfig;
     sim::registry::ModelDef::new_async(super::MODEL, about, |setup: sim::registry::Setup<'_, OpenraftConfig>| {
         setup.config.validate()?;
+        if setup.config.membership_churn_ms > 0 && setup.scenario.nodes < 5 {
+            return Err("membership_churn_ms needs 5 nodes or more: with fewer, a demoted voter leaves a majority of the disks that is no majority of the voters".into());
+        }
         let config = std::sync::Arc::new(node::raft_config(&setup.config)?);
         let store = std::sync::Arc::new(setup.config.clone());
         Ok(move |ctx| node(ctx, config.clone(), store.clone()))

@@ -97,7 +97,12 @@ impl Recovered {
                     r.purged = Some(*upto);
                 }
                 Rec::Committed(c) => r.committed = *c,
-                Rec::Snapshot(meta, data) => r.snapshot = Some((meta.clone(), data.clone())),
+                // The newest snapshot stands; see StateMachine::persist.
+                Rec::Snapshot(meta, data) => {
+                    if r.snapshot.as_ref().is_none_or(|(m, _)| m.last_log_id < meta.last_log_id) {
+                        r.snapshot = Some((meta.clone(), data.clone()));
+                    }
+                }
             }
         }
         r

@@ -9,7 +9,7 @@ use super::openraft;
 use super::sm::StateMachine;
 use super::store::{LogStore, NodeCtx};
 use super::{Msg, Request, TypeConfig};
-use crate::config::OpenraftConfig;
+use crate::config::{OpenraftConfig, WriteForward};
 use openraft::error::{ClientWriteError, RaftError};
 use openraft::{Config, Raft, ServerState, SnapshotPolicy};
 use sim::event::{ModelEvent, Role};
@@ -62,7 +62,10 @@ pub async fn node(ctx: NodeCtx, config: Arc<Config>, store: Arc<OpenraftConfig>)
         let _ = raft.initialize(members).await;
     }
     ctx.spawn(watch_metrics(ctx, raft.clone()));
-    ctx.spawn(serve_clients(ctx, raft.clone(), sm));
+    if store.membership_churn_ms > 0 {
+        ctx.spawn(churn(ctx, raft.clone(), store.membership_churn_ms));
+    }
+    ctx.spawn(serve_clients(ctx, raft.clone(), sm, store.write_forward));
     loop {
         let envelope = ctx.recv().await;
         let Some(reply_to) = envelope.reply_to else { continue };
@@ -125,12 +128,39 @@ async fn watch_metrics(ctx: NodeCtx, raft: OpenRaft) {
     }
 }
 
-async fn serve_clients(ctx: NodeCtx, raft: OpenRaft, sm: StateMachine) {
+/// The operator's membership changes, made by whichever node leads.
+async fn churn(ctx: NodeCtx, raft: OpenRaft, every_ms: u64) {
+    let all: BTreeSet<u64> = (0..ctx.nodes() as u64).collect();
+    loop {
+        let wait = every_ms / 2 + ctx.random_range(0, every_ms);
+        ctx.sleep(std::time::Duration::from_millis(wait)).await;
+        let voters: BTreeSet<u64> = {
+            let m = raft.metrics();
+            let m = m.borrow();
+            if m.state != ServerState::Leader {
+                continue;
+            }
+            m.membership_config.membership().voter_ids().collect()
+        };
+        let next = if voters.len() < all.len() {
+            all.clone()
+        } else {
+            let others: Vec<u64> = all.iter().copied().filter(|n| *n != ctx.id() as u64).collect();
+            let out = others[ctx.random_range(0, others.len() as u64 - 1) as usize];
+            all.iter().copied().filter(|n| *n != out).collect()
+        };
+        if raft.change_membership(next, true).await.is_ok() {
+            ctx.reached("membership-changed");
+        }
+    }
+}
+
+async fn serve_clients(ctx: NodeCtx, raft: OpenRaft, sm: StateMachine, forward: WriteForward) {
     loop {
         let req = ctx.client_request().await;
         let (raft, sm) = (raft.clone(), sm.clone());
         ctx.spawn(async move {
-            let reply = serve(ctx, &raft, &sm, req.clone()).await;
+            let reply = serve(ctx, &raft, &sm, req.clone(), forward).await;
             ctx.client_reply(req.req_id, reply);
         });
     }
@@ -143,7 +173,7 @@ fn hint(leader: Option<u64>) -> ClientReply {
     }
 }
 
-async fn serve(ctx: NodeCtx, raft: &OpenRaft, sm: &StateMachine, req: ClientReq) -> ClientReply {
+async fn serve(ctx: NodeCtx, raft: &OpenRaft, sm: &StateMachine, req: ClientReq, forward: WriteForward) -> ClientReply {
     match req.op {
         KvOp::Get { key } | KvOp::FollowerGet { key } => match raft.ensure_linearizable().await {
             Ok(_) => {
@@ -157,12 +187,25 @@ async fn serve(ctx: NodeCtx, raft: &OpenRaft, sm: &StateMachine, req: ClientReq)
             },
             Err(_) => hint(None),
         },
-        op => match raft.client_write(Request { op }).await {
-            Ok(resp) => ClientReply::Ok(resp.data),
-            // Refused before it was proposed, or its entry was truncated
-            // from this node's log in favour of a new leader's.
-            Err(RaftError::APIError(ClientWriteError::ForwardToLeader(f))) => hint(f.leader_id),
-            Err(_) => ClientReply::Unknown,
-        },
+        op => {
+            // Refused here, before anything was proposed: a definite no.
+            let leader = raft.metrics().borrow().current_leader;
+            if leader != Some(ctx.id() as u64) {
+                return hint(leader);
+            }
+            match raft.client_write(Request { op }).await {
+                Ok(resp) => ClientReply::Ok(resp.data),
+                // Either refused before it was proposed (leadership lost
+                // since the check above) or its entry was truncated from
+                // this node's log, which may happen after it committed
+                // elsewhere: openraft answers both alike.
+                Err(RaftError::APIError(ClientWriteError::ForwardToLeader(f)))
+                    if forward == WriteForward::Refusal =>
+                {
+                    hint(f.leader_id)
+                }
+                Err(_) => ClientReply::Unknown,
+            }
+        }
     }
 }

@@ -78,8 +78,15 @@ impl StateMachine {
         self.ctx.event(ModelEvent::SmReset { applied, digest });
     }
 
-    /// Makes a snapshot durable, then keeps it as the current one.
+    /// Makes a snapshot durable, then keeps it as the current one, unless a
+    /// newer one is already current: a snapshot built from the state before
+    /// an install from the leader may finish after that install, and must
+    /// not replace it, since openraft may already have purged the log up to
+    /// the installed one.
     async fn persist(&self, meta: SnapshotMeta<u64, openraft::BasicNode>, bytes: Vec<u8>) -> Result<(), StorageError<u64>> {
+        if self.lock().snapshot.as_ref().is_some_and(|(m, _)| m.last_log_id >= meta.last_log_id) {
+            return Ok(());
+        }
         let fail = |e: sim::machine::DiskError| {
             StorageError::from(StorageIOError::write_snapshot(Some(meta.signature()), io_error(e)))
         };
@@ -91,7 +98,11 @@ impl StateMachine {
                 boot: false,
             });
         }
-        self.lock().snapshot = Some((meta, bytes));
+        // An install may have finished while this one waited for its fsync.
+        let mut s = self.lock();
+        if s.snapshot.as_ref().is_none_or(|(m, _)| m.last_log_id < meta.last_log_id) {
+            s.snapshot = Some((meta, bytes));
+        }
         Ok(())
     }
 }

@@ -1,0 +1,37 @@
+//! The tokio service under dst: the correct service passes with its goals
+//! reached, the bug switch is caught by `linearizable`, and runs replay.
+
+use sim::runner::{fuzz, FuzzOptions};
+use tokio_kv_example::{registry, APPLY_BEFORE_FSYNC};
+
+#[test]
+fn the_correct_service_passes_and_reaches_its_goals() {
+    let s = fuzz(&registry(), &FuzzOptions::seeds("tokio-kv-crash-restart", 0..100)).unwrap();
+    assert!(s.ok(), "{}", s.failures().join("\n"));
+    assert_eq!(s.tallies[0].pass, 100);
+}
+
+#[test]
+fn applying_before_the_fsync_is_a_stale_read() {
+    let r = registry();
+    let mut o = FuzzOptions::seeds("tokio-kv-crash-restart", 0..200);
+    o.bugs = vec![APPLY_BEFORE_FSYNC.to_string()];
+    let s = fuzz(&r, &o).unwrap();
+    assert!(s.ok(), "{}", s.failures().join("\n"));
+    let v = &s.tallies[0].violations;
+    assert!(v.get("linearizable").copied().unwrap_or(0) > 0, "{v:?}");
+    assert_eq!(v.len(), 1, "{v:?}");
+}
+
+#[test]
+fn a_seed_replays_to_the_same_trace() {
+    let r = registry();
+    let s = r.load("tokio-kv-crash-restart").unwrap();
+    let bugs = vec![APPLY_BEFORE_FSYNC.to_string()];
+    for seed in 0..4 {
+        let a = r.run(&s, seed, &bugs, None).unwrap();
+        let b = r.run(&s, seed, &bugs, Some(a.plan.clone())).unwrap();
+        assert_eq!(a.trace.hash_hex(), b.trace.hash_hex(), "seed {seed}");
+        assert_eq!(a.verdict, b.verdict, "seed {seed}");
+    }
+}
