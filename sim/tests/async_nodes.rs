@@ -105,9 +105,27 @@ async fn backup(ctx: Ctx<Msg, KvOp>) {
 #[derive(Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 struct Misbehave {
-    /// "panic", "panic-detached", "deadlock", "spin", "busy", "exit", "hashmap" or "" (behave).
+    /// "panic", "panic-detached", "deadlock", "cycle", "spin", "busy", "exit", "hashmap" or "" (behave).
     how: String,
     at_ms: u64,
+}
+
+/// Guards alive: what tasks still hold once a run is over.
+static GUARDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+struct Guard;
+
+impl Guard {
+    fn new() -> Guard {
+        GUARDS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Guard
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        GUARDS.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 /// Each client op is answered by node 0 as the store does; `how` says what
@@ -166,6 +184,23 @@ async fn misbehaving(ctx: Ctx<Msg, KvOp>, m: Misbehave) {
             while ctx.now_mono_ns() < start + 1_000_000 {}
         }
         "exit" => {}
+        "cycle" => {
+            // Two tasks that hold each other's wakers through their
+            // channels, and a guard each: alive when the run ends.
+            let (tx_a, rx_a) = tokio::sync::oneshot::channel::<()>();
+            let (tx_b, rx_b) = tokio::sync::oneshot::channel::<()>();
+            ctx.spawn(async move {
+                let _held = Guard::new();
+                let _ = rx_b.await;
+                let _ = tx_a.send(());
+            });
+            ctx.spawn(async move {
+                let _held = Guard::new();
+                let _ = rx_a.await;
+                let _ = tx_b.send(());
+            });
+            std::future::pending::<()>().await
+        }
         _ => std::future::pending::<()>().await,
     }
 }
@@ -371,6 +406,18 @@ fn a_main_task_that_returns_is_a_process_exit_and_the_node_boots_again() {
     let out = r.run(&s, 3, &[], None).unwrap();
     assert_eq!(out.verdict.status, Status::Pass, "{:?}", out.verdict);
     assert!(out.coverage.contains("restarted-after-exit"), "{:?}", out.coverage);
+}
+
+/// Tasks still waiting when the run ends are dropped with all they hold,
+/// even when they hold each other: memory stays flat over many seeds.
+#[test]
+fn tasks_alive_at_the_end_of_a_run_are_dropped() {
+    let (r, s) = misbehave("cycle");
+    for seed in 0..3 {
+        let out = r.run(&s, seed, &[], None).unwrap();
+        assert_eq!(out.verdict.status, Status::Pass, "{:?}", out.verdict);
+        assert_eq!(GUARDS.load(std::sync::atomic::Ordering::SeqCst), 0, "seed {seed}");
+    }
 }
 
 #[test]

@@ -559,6 +559,28 @@ impl<M: Message, R: Record> Drop for HostMachine<M, R> {
     }
 }
 
+/// Kills every node's tasks once the run is over, then lets madsim drop
+/// them. A task waiting on another through a channel holds that task's
+/// waker and is held by it: left alone, such a pair outlives the runtime
+/// and everything its futures hold with it, run after run.
+/// `ids` are what [`live_nodes`] took before the world was dropped.
+pub(crate) async fn reap(ids: Vec<madsim::task::NodeId>) {
+    let handle = madsim::runtime::Handle::current();
+    for id in ids {
+        handle.kill(id);
+    }
+    // Dropping a future may wake others of the killed nodes; each round
+    // of the executor drops what the last one woke.
+    for _ in 0..4 {
+        madsim::task::yield_now().await;
+    }
+}
+
+/// The madsim nodes still running, taken so that nothing else kills them.
+pub(crate) fn live_nodes() -> Vec<madsim::task::NodeId> {
+    try_with_core(|c| c.nodes.iter_mut().filter_map(|n| n.madsim.take()).collect()).unwrap_or_default()
+}
+
 /// The madsim node name of incarnation `inc` of `node`.
 pub(crate) fn node_name(node: NodeId, inc: u64) -> String {
     format!("dst-node-{node}.{inc}")

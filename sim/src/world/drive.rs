@@ -54,8 +54,13 @@ pub(crate) fn run_async<M: Message, R: Record>(
         let w = guard.as_mut().expect("the world is built before any task runs");
         w.task_panicked(&payload);
     }
+    let live = host::live_nodes();
     let w = world.borrow_mut().take().expect("the world is built before any task runs");
-    w.outcome()
+    let out = w.outcome();
+    // The outcome is settled first: nothing the reaped tasks do may change
+    // it, not even a panic while their futures drop.
+    let _ = catch_unwind(AssertUnwindSafe(|| rt.block_on(host::reap(live))));
+    out
 }
 
 async fn drive<'a, M: Message, R: Record>(slot: &RefCell<Option<AsyncWorld<'a, M, R>>>, spec: RunSpec<'a>) {
