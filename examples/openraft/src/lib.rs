@@ -61,4 +61,6 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     ("openraft-0.9.25-targeted", include_str!("../scenarios/openraft-0.9.25-targeted.json")),
     ("openraft-0.9.24-three", include_str!("../scenarios/openraft-0.9.24-three.json")),
     ("openraft-0.9.25-three", include_str!("../scenarios/openraft-0.9.25-three.json")),
+    ("openraft-0.9.24-churn", include_str!("../scenarios/openraft-0.9.24-churn.json")),
+    ("openraft-0.9.25-churn", include_str!("../scenarios/openraft-0.9.25-churn.json")),
 ];

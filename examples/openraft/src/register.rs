@@ -16,6 +16,23 @@ pub const GOALS: &[(&str, &str)] = &[
     ("snapshot-installed", "a lagging node installed a snapshot from the leader"),
 ];
 
+/// databendlabs/openraft#1802: the leader's sorted progress loses its
+/// order when a voter already above the committed index advances, and a
+/// later update then counts a voter that does not hold the entry.
+pub const COMMIT_WITHOUT_QUORUM: RealBug = RealBug {
+    id: "openraft-commit-without-quorum",
+    release: "openraft 0.9.24",
+    fixed_in: "openraft 0.9.25 (VecProgress::update_with moves every advanced voter up)",
+    reference: "databendlabs/openraft#1802",
+    kind: "safety",
+    invariants: &["commit-on-quorum", "state-machine-safety", "linearizable"],
+    scenario: "openraft-0.9.24-churn",
+    fixed_scenario: "openraft-0.9.25-churn",
+    summary: "the leader commits an entry that only a minority of the voters holds: its progress vector, sorted \
+              to find what a quorum accepted, is left out of order when a voter above the committed index \
+              advances, which joint configurations make possible",
+};
+
 /// Found here: a replication stream reads log entries its leader no longer
 /// has, and 0.9.24 unwraps the empty answer.
 pub const REPLICATION_EMPTY_READ: RealBug = RealBug {
@@ -37,7 +54,7 @@ pub const REPLICATION_EMPTY_READ: RealBug = RealBug {
 pub fn register(registry: &mut Registry) {
     registry.add(
         crate::v0924::adapter::model("openraft 0.9.24 from crates.io, unmodified, as async nodes behind a key-value store")
-            .real_bugs(&[REPLICATION_EMPTY_READ]),
+            .real_bugs(&[COMMIT_WITHOUT_QUORUM, REPLICATION_EMPTY_READ]),
     );
     registry.add(crate::v0925::adapter::model(
         "openraft 0.9.25 from crates.io, unmodified, as async nodes behind a key-value store",

@@ -9,7 +9,7 @@ use sim::registry::Registry;
 use sim::runner::{fuzz, FuzzOptions};
 use sim::scenario::{Expect, Scenario};
 
-const KINDS: [&str; 4] = ["three", "partitions", "crash-restart", "targeted"];
+const KINDS: [&str; 5] = ["three", "partitions", "crash-restart", "targeted", "churn"];
 
 fn named(r: &Registry, kind: &str, version: &str) -> Scenario {
     r.load(&format!("openraft-{version}-{kind}")).unwrap()
@@ -22,7 +22,7 @@ fn the_registry_holds_both_releases_and_every_scenario_is_valid() {
     assert_eq!(r.scenarios().len(), SCENARIOS.len());
     assert!(r.model("openraft-0.9.24").unwrap().is_async);
     assert!(r.model("openraft-0.9.25").unwrap().is_async);
-    assert_eq!(r.real_bugs().count(), 1);
+    assert_eq!(r.real_bugs().count(), 2);
     for s in r.scenarios() {
         r.validate(s, &[]).unwrap();
     }
@@ -108,8 +108,31 @@ fn v0925_passes_crash_restart() {
 }
 
 #[test]
+fn v0925_passes_churn() {
+    passes_and_covers("churn", 0..24);
+}
+
+#[test]
 fn v0925_passes_targeted() {
     passes_and_covers("targeted", 0..24);
+}
+
+/// openraft#1802: under membership churn 0.9.24 commits an entry only two of
+/// five nodes hold durably; the seed replays exactly, and 0.9.25 passes it.
+#[test]
+fn v0924_commits_without_a_quorum_under_membership_churn() {
+    let r = registry();
+    let old = r.load("openraft-0.9.24-churn").unwrap();
+    for seed in [622, 6287] {
+        let out = r.run(&old, seed, &[], None).unwrap();
+        assert_eq!(out.verdict.invariant.as_deref(), Some("commit-on-quorum"), "seed {seed}: {:?}", out.verdict);
+        assert!(out.verdict.message.as_deref().unwrap().contains("only 2 of 5 nodes durably held it"));
+        let again = r.run(&old, seed, &[], Some(out.plan.clone())).unwrap();
+        assert_eq!(again.trace.hash_hex(), out.trace.hash_hex());
+        let new = r.load("openraft-0.9.25-churn").unwrap();
+        let fixed = r.run(&new, seed, &[], None).unwrap();
+        assert_eq!(fixed.verdict.status, sim::world::Status::Pass, "seed {seed} on 0.9.25: {:?}", fixed.verdict);
+    }
 }
 
 /// 0.9.24 panics in its replication stream on an empty log read; the
