@@ -23,7 +23,8 @@ pub mod v0925;
 
 /// What 0.9.25 still gets wrong, as scenario files (`findings/`) with the
 /// seeds that show them: a purge before an installed snapshot is durable
-/// (a bug of openraft itself), and three answers that break a store or a
+/// and a deposed leader's replication stream that ships a newer leader's
+/// entries (bugs of openraft itself), and three answers that break a store or a
 /// client that follows openraft's documented contract one way it allows.
 /// They are not built in: one seed in some hundreds or thousands shows
 /// each, too few for a short smoke.
@@ -42,6 +43,11 @@ pub const FINDINGS: &[(&str, &str, &[u64])] = &[
         "openraft-0.9.25-purge-before-install",
         include_str!("../findings/openraft-0.9.25-purge-before-install.json"),
         &[239, 575],
+    ),
+    (
+        "openraft-0.9.25-stale-stream",
+        include_str!("../findings/openraft-0.9.25-stale-stream.json"),
+        &[2836],
     ),
     (
         "openraft-0.9.25-forward-as-refusal",

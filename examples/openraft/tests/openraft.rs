@@ -171,6 +171,10 @@ fn shows_finding(name: &str, v: &sim::world::Verdict) -> bool {
         "openraft-0.9.25-committed-unsynced" | "openraft-0.9.25-forward-as-refusal" => {
             v.invariant.as_deref() == Some("linearizable")
         }
+        "openraft-0.9.25-stale-stream" => {
+            v.invariant.as_deref() == Some("state-machine-safety")
+                || message.contains("Some(entries[0].get_log_id()) > self.state.log_ids.last()")
+        }
         "openraft-0.9.25-purge-before-install" => {
             message.contains("panicked") && message.contains("self.purge_upto()") && message.contains("self.snapshot_last_log_id()")
         }
