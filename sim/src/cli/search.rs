@@ -121,6 +121,14 @@ fn line(name: &str, side: &Side) {
             .as_ref()
             .map_or("none".to_string(), |(run, cause)| format!("run {run} ({cause})"))
     );
+    if !side.by_cause.is_empty() {
+        let causes: Vec<String> = side
+            .by_cause
+            .iter()
+            .map(|(cause, c)| format!("{cause} {} (first run {})", c.runs, c.first_run))
+            .collect();
+        crate::outln!("    by cause: {}", causes.join(", "));
+    }
 }
 
 /// About five points spread over the curve, the last one included.

@@ -80,11 +80,22 @@ pub struct Side {
     /// Run number (1-based) of the first violation, and what it was.
     pub first_violation: Option<(u64, String)>,
     pub violations: u64,
+    /// Per cause (an invariant, `panic`, `error`): the violating runs and
+    /// the run number of the first, so that a campaign over a release with
+    /// several bugs says which it reached and when.
+    pub by_cause: BTreeMap<String, CauseCount>,
     pub unexpected: u64,
     pub reports: Vec<PathBuf>,
     /// Every feature reached, with the number of runs that reached it.
     #[serde(skip)]
     seen: BTreeMap<u64, u32>,
+}
+
+/// Violating runs of one cause.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct CauseCount {
+    pub runs: u64,
+    pub first_run: u64,
 }
 
 /// How coverage grew: after each batch. Run seconds are each side's own
@@ -424,6 +435,11 @@ fn record(
         side.unexpected += 1;
     }
     let cause = runner::cause(out).unwrap_or_else(|| "error".into());
+    let count = side.by_cause.entry(cause.clone()).or_insert(CauseCount {
+        runs: 0,
+        first_run: side.runs,
+    });
+    count.runs += 1;
     if side.first_violation.is_none() && !opts.passed_over.contains(&cause) {
         side.first_violation = Some((side.runs, cause));
         if let Some(dir) = &opts.report_dir {
