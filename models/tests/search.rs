@@ -36,8 +36,13 @@ fn a_guided_find_is_a_report_that_replays_to_the_same_violation() {
     opts.stop_at_first = true;
     opts.report_dir = Some(dir.clone());
     let s = search(&reg, &opts, |_| {}).unwrap();
-    let (_, found) = s.guided.first_violation.clone().expect("the bug is found");
+    let (run, found) = s.guided.first_violation.clone().expect("the bug is found");
     assert_eq!(found, "no-dual-leaders");
+    // The count per cause agrees with the first violation and the total.
+    let by = &s.guided.by_cause["no-dual-leaders"];
+    assert_eq!(by.first_run, run);
+    assert!(by.runs >= 1);
+    assert_eq!(s.guided.by_cause.values().map(|c| c.runs).sum::<u64>(), s.guided.violations);
     let path = &s.guided.reports[0];
     let (r, scenario) = load_report(&reg, path).unwrap();
     let (again, _) = run_seed(&reg, &scenario, r.seed, &r.bugs, Some(r.plan.clone())).unwrap();
