@@ -42,7 +42,10 @@ fn a_guided_find_is_a_report_that_replays_to_the_same_violation() {
     let by = &s.guided.by_cause["no-dual-leaders"];
     assert_eq!(by.first_run, run);
     assert!(by.runs >= 1);
-    assert_eq!(s.guided.by_cause.values().map(|c| c.runs).sum::<u64>(), s.guided.violations);
+    assert_eq!(
+        s.guided.by_cause.values().map(|c| c.runs).sum::<u64>(),
+        s.guided.violations
+    );
     let path = &s.guided.reports[0];
     let (r, scenario) = load_report(&reg, path).unwrap();
     let (again, _) = run_seed(&reg, &scenario, r.seed, &r.bugs, Some(r.plan.clone())).unwrap();

@@ -76,7 +76,10 @@ async fn store(ctx: Ctx<Msg, KvOp>, ack_early: bool) {
         if !req.op.is_read() {
             seq += 1;
             let peer = 1 + (seq as usize % (ctx.nodes() - 1));
-            let copy = Msg::Replicate { seq, op: req.op.clone() };
+            let copy = Msg::Replicate {
+                seq,
+                op: req.op.clone(),
+            };
             if ctx.call(peer, copy, Duration::from_millis(20)).await.is_ok() {
                 ctx.reached("backup-acked");
             }
@@ -218,7 +221,10 @@ async fn hash_order(ctx: Ctx<Msg, KvOp>) {
         let req = ctx.client_request().await;
         seen.insert(req.op.key(), req.req_id);
         let keys: Vec<u32> = seen.keys().copied().collect();
-        ctx.emit(&Order { model: "hash-order", keys });
+        ctx.emit(&Order {
+            model: "hash-order",
+            keys,
+        });
         ctx.client_reply(req.req_id, ClientReply::Unknown);
     }
 }
@@ -226,10 +232,14 @@ async fn hash_order(ctx: Ctx<Msg, KvOp>) {
 fn registry() -> Registry {
     let mut r = Registry::new();
     r.add(
-        ModelDef::new_async("async-store", "a primary-backup store as async code", |s: Setup<'_, serde_json::Value>| {
-            let early = s.bug("ack-before-fsync");
-            Ok(move |ctx| store(ctx, early))
-        })
+        ModelDef::new_async(
+            "async-store",
+            "a primary-backup store as async code",
+            |s: Setup<'_, serde_json::Value>| {
+                let early = s.bug("ack-before-fsync");
+                Ok(move |ctx| store(ctx, early))
+            },
+        )
         .bugs(&[Bug {
             id: "ack-before-fsync",
             kind: "safety",
@@ -245,10 +255,14 @@ fn registry() -> Registry {
         ]),
     );
     r.add(
-        ModelDef::new_async("async-misbehaving", "a store with one bad node", |s: Setup<'_, Misbehave>| {
-            let m = s.config.clone();
-            Ok(move |ctx| misbehaving(ctx, m.clone()))
-        })
+        ModelDef::new_async(
+            "async-misbehaving",
+            "a store with one bad node",
+            |s: Setup<'_, Misbehave>| {
+                let m = s.config.clone();
+                Ok(move |ctx| misbehaving(ctx, m.clone()))
+            },
+        )
         .goals(&[
             ("primary-booted", "the primary booted"),
             ("recovered-state", "the primary rebuilt its state from disk"),
@@ -257,9 +271,11 @@ fn registry() -> Registry {
         ]),
     );
     r.add(
-        ModelDef::new_async("async-hash-order", "reports a HashMap's key order", |_: Setup<'_, serde_json::Value>| {
-            Ok(hash_order)
-        })
+        ModelDef::new_async(
+            "async-hash-order",
+            "reports a HashMap's key order",
+            |_: Setup<'_, serde_json::Value>| Ok(hash_order),
+        )
         .goals(&[("primary-booted", "never")]),
     );
     r.scenario(&scenario("async-store", "async-store", "{}", true));
@@ -325,7 +341,11 @@ fn acknowledging_before_fsync_is_caught_as_a_linearizability_violation() {
     assert_eq!(out.verdict.invariant.as_deref(), Some("linearizable"), "seed {seed}");
     let again = r.run(&s, seed, &bug, None).unwrap();
     assert_eq!(again.verdict, out.verdict, "seed {seed} replays");
-    assert_eq!(again.trace.hash_hex(), out.trace.hash_hex(), "seed {seed} replays event for event");
+    assert_eq!(
+        again.trace.hash_hex(),
+        out.trace.hash_hex(),
+        "seed {seed} replays event for event"
+    );
 }
 
 #[test]
@@ -360,7 +380,10 @@ fn a_seed_gives_one_trace_whatever_ran_before_it() {
 fn misbehave(how: &str) -> (Registry, sim::Scenario) {
     let r = registry();
     let config = format!(r#"{{"how": "{how}", "at_ms": 500}}"#);
-    let s = load(&r, &scenario(&format!("misbehave-{how}"), "async-misbehaving", &config, false));
+    let s = load(
+        &r,
+        &scenario(&format!("misbehave-{how}"), "async-misbehaving", &config, false),
+    );
     (r, s)
 }
 
@@ -372,7 +395,11 @@ fn ends_with(how: &str, status: Status, needle: &str) {
     assert!(message.contains(needle), "{how}: {message}");
     let again = r.run(&s, 7, &[], None).unwrap();
     assert_eq!(again.verdict, out.verdict, "{how} replays");
-    assert_eq!(again.trace.hash_hex(), out.trace.hash_hex(), "{how} replays event for event");
+    assert_eq!(
+        again.trace.hash_hex(),
+        out.trace.hash_hex(),
+        "{how} replays event for event"
+    );
 }
 
 #[test]
@@ -382,7 +409,11 @@ fn a_panicking_task_is_a_finding_with_its_node() {
 
 #[test]
 fn a_panic_in_a_task_spawned_on_madsim_is_a_finding_with_its_node() {
-    ends_with("panic-detached", Status::Error, "node 1 panicked: detached task of node 1 gave up");
+    ends_with(
+        "panic-detached",
+        Status::Error,
+        "node 1 panicked: detached task of node 1 gave up",
+    );
 }
 
 #[test]

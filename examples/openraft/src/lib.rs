@@ -59,14 +59,44 @@ pub const FINDINGS: &[(&str, &str, &[u64])] = &[
 /// The scenario files, by name; each exists for both releases with the
 /// same cluster, config, workload and faults.
 pub const SCENARIOS: &[(&str, &str)] = &[
-    ("openraft-0.9.24-partitions", include_str!("../scenarios/openraft-0.9.24-partitions.json")),
-    ("openraft-0.9.25-partitions", include_str!("../scenarios/openraft-0.9.25-partitions.json")),
-    ("openraft-0.9.24-crash-restart", include_str!("../scenarios/openraft-0.9.24-crash-restart.json")),
-    ("openraft-0.9.25-crash-restart", include_str!("../scenarios/openraft-0.9.25-crash-restart.json")),
-    ("openraft-0.9.24-targeted", include_str!("../scenarios/openraft-0.9.24-targeted.json")),
-    ("openraft-0.9.25-targeted", include_str!("../scenarios/openraft-0.9.25-targeted.json")),
-    ("openraft-0.9.24-three", include_str!("../scenarios/openraft-0.9.24-three.json")),
-    ("openraft-0.9.25-three", include_str!("../scenarios/openraft-0.9.25-three.json")),
-    ("openraft-0.9.24-churn", include_str!("../scenarios/openraft-0.9.24-churn.json")),
-    ("openraft-0.9.25-churn", include_str!("../scenarios/openraft-0.9.25-churn.json")),
+    (
+        "openraft-0.9.24-partitions",
+        include_str!("../scenarios/openraft-0.9.24-partitions.json"),
+    ),
+    (
+        "openraft-0.9.25-partitions",
+        include_str!("../scenarios/openraft-0.9.25-partitions.json"),
+    ),
+    (
+        "openraft-0.9.24-crash-restart",
+        include_str!("../scenarios/openraft-0.9.24-crash-restart.json"),
+    ),
+    (
+        "openraft-0.9.25-crash-restart",
+        include_str!("../scenarios/openraft-0.9.25-crash-restart.json"),
+    ),
+    (
+        "openraft-0.9.24-targeted",
+        include_str!("../scenarios/openraft-0.9.24-targeted.json"),
+    ),
+    (
+        "openraft-0.9.25-targeted",
+        include_str!("../scenarios/openraft-0.9.25-targeted.json"),
+    ),
+    (
+        "openraft-0.9.24-three",
+        include_str!("../scenarios/openraft-0.9.24-three.json"),
+    ),
+    (
+        "openraft-0.9.25-three",
+        include_str!("../scenarios/openraft-0.9.25-three.json"),
+    ),
+    (
+        "openraft-0.9.24-churn",
+        include_str!("../scenarios/openraft-0.9.24-churn.json"),
+    ),
+    (
+        "openraft-0.9.25-churn",
+        include_str!("../scenarios/openraft-0.9.25-churn.json"),
+    ),
 ];

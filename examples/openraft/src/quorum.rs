@@ -82,7 +82,11 @@ impl Invariant for CommitOnQuorum {
                 "node {node} reported index {index} committed while only {} of {} nodes durably held it (nodes: {})",
                 holders.len(),
                 self.nodes,
-                if who.is_empty() { "none".to_string() } else { who.join(", ") }
+                if who.is_empty() {
+                    "none".to_string()
+                } else {
+                    who.join(", ")
+                }
             ),
             evidence,
         ))
@@ -103,7 +107,11 @@ mod tests {
     }
 
     fn durable(i: u64, node: NodeId, last: u64, boot: bool) -> Event {
-        at(i, node, EventKind::Model(ModelEvent::custom(&DiskEvent::LogDurable { last, boot })))
+        at(
+            i,
+            node,
+            EventKind::Model(ModelEvent::custom(&DiskEvent::LogDurable { last, boot })),
+        )
     }
 
     fn commit(i: u64, node: NodeId, index: u64) -> Event {

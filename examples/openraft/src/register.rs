@@ -9,11 +9,17 @@ pub const GOALS: &[(&str, &str)] = &[
     ("leader-deposed", "a leader stepped down"),
     ("restart-with-log", "a node restarted with entries on its disk"),
     ("linearizable-read", "a read was answered after ensure_linearizable"),
-    ("membership-changed", "the leader changed the voters through a joint configuration"),
+    (
+        "membership-changed",
+        "the leader changed the voters through a joint configuration",
+    ),
     ("log-truncated", "a follower truncated entries a new leader overwrote"),
     ("snapshot-built", "a node built a snapshot of its state machine"),
     ("log-purged", "a node purged its log behind a snapshot"),
-    ("snapshot-installed", "a lagging node installed a snapshot from the leader"),
+    (
+        "snapshot-installed",
+        "a lagging node installed a snapshot from the leader",
+    ),
 ];
 
 /// databendlabs/openraft#1802: the leader's sorted progress loses its
@@ -53,8 +59,10 @@ pub const REPLICATION_EMPTY_READ: RealBug = RealBug {
 /// Adds both releases and their scenarios to `registry`.
 pub fn register(registry: &mut Registry) {
     registry.add(
-        crate::v0924::adapter::model("openraft 0.9.24 from crates.io, unmodified, as async nodes behind a key-value store")
-            .real_bugs(&[COMMIT_WITHOUT_QUORUM, REPLICATION_EMPTY_READ]),
+        crate::v0924::adapter::model(
+            "openraft 0.9.24 from crates.io, unmodified, as async nodes behind a key-value store",
+        )
+        .real_bugs(&[COMMIT_WITHOUT_QUORUM, REPLICATION_EMPTY_READ]),
     );
     registry.add(crate::v0925::adapter::model(
         "openraft 0.9.25 from crates.io, unmodified, as async nodes behind a key-value store",

@@ -80,14 +80,23 @@ fn a_seed_replays_to_the_same_trace() {
                 .unwrap();
             assert_eq!(here.trace.hash_hex(), there, "{} seed {seed}", s.name);
             let again = r.run(s, seed, &[], Some(here.plan.clone())).unwrap();
-            assert_eq!(here.trace.hash_hex(), again.trace.hash_hex(), "{} seed {seed} from its plan", s.name);
+            assert_eq!(
+                here.trace.hash_hex(),
+                again.trace.hash_hex(),
+                "{} seed {seed} from its plan",
+                s.name
+            );
         }
     }
 }
 
 fn passes_and_covers(kind: &str, seeds: std::ops::Range<u64>) {
     let n = seeds.end - seeds.start;
-    let s = fuzz(&registry(), &FuzzOptions::seeds(&format!("openraft-0.9.25-{kind}"), seeds)).unwrap();
+    let s = fuzz(
+        &registry(),
+        &FuzzOptions::seeds(&format!("openraft-0.9.25-{kind}"), seeds),
+    )
+    .unwrap();
     assert!(s.ok(), "{}", s.failures().join("\n"));
     assert_eq!(s.tallies[0].pass, n);
 }
@@ -125,13 +134,28 @@ fn v0924_commits_without_a_quorum_under_membership_churn() {
     let old = r.load("openraft-0.9.24-churn").unwrap();
     for seed in [622, 6287] {
         let out = r.run(&old, seed, &[], None).unwrap();
-        assert_eq!(out.verdict.invariant.as_deref(), Some("commit-on-quorum"), "seed {seed}: {:?}", out.verdict);
-        assert!(out.verdict.message.as_deref().unwrap().contains("only 2 of 5 nodes durably held it"));
+        assert_eq!(
+            out.verdict.invariant.as_deref(),
+            Some("commit-on-quorum"),
+            "seed {seed}: {:?}",
+            out.verdict
+        );
+        assert!(out
+            .verdict
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("only 2 of 5 nodes durably held it"));
         let again = r.run(&old, seed, &[], Some(out.plan.clone())).unwrap();
         assert_eq!(again.trace.hash_hex(), out.trace.hash_hex());
         let new = r.load("openraft-0.9.25-churn").unwrap();
         let fixed = r.run(&new, seed, &[], None).unwrap();
-        assert_eq!(fixed.verdict.status, sim::world::Status::Pass, "seed {seed} on 0.9.25: {:?}", fixed.verdict);
+        assert_eq!(
+            fixed.verdict.status,
+            sim::world::Status::Pass,
+            "seed {seed} on 0.9.25: {:?}",
+            fixed.verdict
+        );
     }
 }
 
@@ -146,7 +170,9 @@ fn v0924_panics_on_an_empty_replication_read() {
     let scenario = r.load("openraft-0.9.24-targeted").unwrap();
     let panicked = |v: &sim::world::Verdict| {
         v.status == sim::world::Status::Error
-            && v.message.as_deref().is_some_and(|m| m.contains("panicked") && m.contains("replication/mod.rs"))
+            && v.message
+                .as_deref()
+                .is_some_and(|m| m.contains("panicked") && m.contains("replication/mod.rs"))
     };
     let seed = (0..200)
         .find(|&seed| panicked(&r.run(&scenario, seed, &[], None).unwrap().verdict))
@@ -176,7 +202,9 @@ fn shows_finding(name: &str, v: &sim::world::Verdict) -> bool {
                 || message.contains("Some(entries[0].get_log_id()) > self.state.log_ids.last()")
         }
         "openraft-0.9.25-purge-before-install" => {
-            message.contains("panicked") && message.contains("self.purge_upto()") && message.contains("self.snapshot_last_log_id()")
+            message.contains("panicked")
+                && message.contains("self.purge_upto()")
+                && message.contains("self.snapshot_last_log_id()")
         }
         _ => panic!("no finding {name}"),
     }
@@ -200,12 +228,25 @@ fn the_findings_fail_on_their_seeds_and_pass_with_the_default_choice() {
         let choice = CHOICES.iter().any(|k| config.remove(*k).is_some());
         for &seed in *seeds {
             let out = r.run(&s, seed, &[], None).unwrap();
-            assert!(shows_finding(name, &out.verdict), "{name} seed {seed}: {:?}", out.verdict);
+            assert!(
+                shows_finding(name, &out.verdict),
+                "{name} seed {seed}: {:?}",
+                out.verdict
+            );
             let again = r.run(&s, seed, &[], Some(out.plan.clone())).unwrap();
-            assert_eq!(again.trace.hash_hex(), out.trace.hash_hex(), "{name} seed {seed} replays");
+            assert_eq!(
+                again.trace.hash_hex(),
+                out.trace.hash_hex(),
+                "{name} seed {seed} replays"
+            );
             if choice {
                 let out = r.run(&fixed, seed, &[], None).unwrap();
-                assert_eq!(out.verdict.status, sim::world::Status::Pass, "{name} seed {seed} with the default: {:?}", out.verdict);
+                assert_eq!(
+                    out.verdict.status,
+                    sim::world::Status::Pass,
+                    "{name} seed {seed} with the default: {:?}",
+                    out.verdict
+                );
             }
         }
     }

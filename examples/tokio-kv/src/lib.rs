@@ -54,7 +54,9 @@ struct Write {
 type State = Arc<Mutex<KvMap>>;
 
 fn locked(state: &State) -> std::sync::MutexGuard<'_, KvMap> {
-    state.lock().expect("one thread: poisoned only by a panic, which ends the run")
+    state
+        .lock()
+        .expect("one thread: poisoned only by a panic, which ends the run")
 }
 
 /// One node incarnation of the service.

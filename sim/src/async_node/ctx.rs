@@ -142,7 +142,10 @@ impl<M: Message, R: Record> Ctx<M, R> {
     /// Sends `msg` one way to node `to`; the network may lose, delay,
     /// duplicate or reorder it as the scenario's faults say.
     pub fn send(&self, to: NodeId, msg: M) {
-        self.push(Output::Send { to, msg: Wire::Tell(msg) });
+        self.push(Output::Send {
+            to,
+            msg: Wire::Tell(msg),
+        });
     }
 
     /// The next message that reaches this node, told or asked.
@@ -441,7 +444,9 @@ impl<M: Message, R: Record> Future for Fsync<M, R> {
     type Output = Result<(), DiskError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let Some(ticket) = self.ticket else { return Poll::Pending };
+        let Some(ticket) = self.ticket else {
+            return Poll::Pending;
+        };
         let got = self.ctx.with(|_, h, _| {
             let p = h.fsyncs.get_mut(&ticket)?;
             match p.done.take() {

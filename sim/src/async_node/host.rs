@@ -260,7 +260,10 @@ pub(crate) struct Pending<T> {
 
 impl<T> Default for Pending<T> {
     fn default() -> Self {
-        Pending { done: None, waker: None }
+        Pending {
+            done: None,
+            waker: None,
+        }
     }
 }
 
@@ -302,12 +305,7 @@ impl<M, R> NodeHost<M, R> {
     }
 }
 
-fn push_note<M: Message, R: Record>(
-    typed: &mut dyn Any,
-    node: NodeId,
-    inc: u64,
-    what: Note,
-) {
+fn push_note<M: Message, R: Record>(typed: &mut dyn Any, node: NodeId, inc: u64, what: Note) {
     let host = typed.downcast_mut::<Host<M, R>>().expect("one host type per run");
     host.outbox.push(Sent {
         node,
@@ -352,9 +350,7 @@ impl Drop for Installed {
 }
 
 /// The typed part of the state, with the node's untyped part.
-pub(crate) fn typed<M: Message, R: Record>(
-    c: &mut Core,
-) -> &mut Host<M, R> {
+pub(crate) fn typed<M: Message, R: Record>(c: &mut Core) -> &mut Host<M, R> {
     c.typed.downcast_mut::<Host<M, R>>().expect("one host type per run")
 }
 
@@ -595,9 +591,7 @@ pub(crate) fn parse_node_name(name: &str) -> Option<(NodeId, u64)> {
 
 /// Clears what a crashed incarnation left in the typed state (its queued
 /// messages, its waiters), outside any borrow of it.
-pub(crate) fn clear_node<M: Message, R: Record>(
-    node: NodeId,
-) {
+pub(crate) fn clear_node<M: Message, R: Record>(node: NodeId) {
     let old = try_with_core(|c| std::mem::take(&mut typed::<M, R>(c).nodes[node]));
     drop(old);
 }

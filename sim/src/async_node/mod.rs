@@ -58,11 +58,10 @@ pub(crate) mod time;
 mod wire;
 
 pub use ctx::{ClientRequest, Ctx, Fsync, Recv};
-pub use host::{
-    HostMachine, Message, Record, CALLS_PER_POLL_MAX, DEADLOCK_QUIET_MS, INBOX_MAX, POLLS_PER_SIM_MS_MAX,
-};
+pub use host::{HostMachine, Message, Record, CALLS_PER_POLL_MAX, DEADLOCK_QUIET_MS, INBOX_MAX, POLLS_PER_SIM_MS_MAX};
 pub use task::{spawn, JoinError, JoinHandle};
 pub use time::{
-    now_mono_ns, now_wall_ns, random_u64, sleep, sleep_until_mono, timeout, timeout_at_mono, Elapsed, NodeRng, Sleep, Timeout,
+    now_mono_ns, now_wall_ns, random_u64, sleep, sleep_until_mono, timeout, timeout_at_mono, Elapsed, NodeRng, Sleep,
+    Timeout,
 };
 pub use wire::{CallError, Envelope, ReplyTo, Wire};

@@ -123,8 +123,8 @@ pub struct Sleep {
 
 impl Sleep {
     pub(crate) fn after(node: NodeId, inc: u64, after_ns: u64) -> Sleep {
-        let deadline_ns = host::enter_call(node, inc, |c, now| c.nodes[node].clock.true_after(now, after_ns))
-            .unwrap_or(u64::MAX);
+        let deadline_ns =
+            host::enter_call(node, inc, |c, now| c.nodes[node].clock.true_after(now, after_ns)).unwrap_or(u64::MAX);
         Sleep {
             node,
             inc,
@@ -223,7 +223,10 @@ pub struct Timeout<F> {
 
 impl<F> Timeout<F> {
     pub(crate) fn new(fut: F, sleep: Sleep) -> Self {
-        Timeout { fut: Box::pin(fut), sleep }
+        Timeout {
+            fut: Box::pin(fut),
+            sleep,
+        }
     }
 }
 

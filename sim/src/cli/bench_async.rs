@@ -76,9 +76,11 @@ async fn pinger(ctx: Ctx<Ping, ()>) {
 
 fn registry() -> Registry {
     let mut r = Registry::new();
-    r.add(ModelDef::new("bench-ping-sans-io", "pings as a Machine", |_: Setup<'_, serde_json::Value>| {
-        Ok(|_| Pinger)
-    }));
+    r.add(ModelDef::new(
+        "bench-ping-sans-io",
+        "pings as a Machine",
+        |_: Setup<'_, serde_json::Value>| Ok(|_| Pinger),
+    ));
     r.add(ModelDef::new_async(
         "bench-ping-async",
         "pings as async code",

@@ -168,9 +168,12 @@ impl ModelDef {
             let config: C = parse_config(&model, scenario)?;
             let main =
                 build(Setup { config, scenario, bugs }).map_err(|e| format!("scenario {}: {e}", scenario.name))?;
-            let main: crate::async_node::host::MainFn<Msg, Rec> =
-                std::rc::Rc::new(move |ctx| Box::pin(main(ctx)) as std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>);
-            Ok(Box::new(move |spec: RunSpec<'_>| crate::async_node::run::run(spec, main)))
+            let main: crate::async_node::host::MainFn<Msg, Rec> = std::rc::Rc::new(move |ctx| {
+                Box::pin(main(ctx)) as std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>
+            });
+            Ok(Box::new(move |spec: RunSpec<'_>| {
+                crate::async_node::run::run(spec, main)
+            }))
         };
         ModelDef::with_prepare(name, about, true, Box::new(prepare))
     }

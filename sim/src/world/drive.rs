@@ -55,7 +55,10 @@ pub(crate) fn run_async<M: Message, R: Record>(
         w.task_panicked(&payload);
     }
     let live = host::live_nodes();
-    let w = world.borrow_mut().take().expect("the world is built before any task runs");
+    let w = world
+        .borrow_mut()
+        .take()
+        .expect("the world is built before any task runs");
     let out = w.outcome();
     // The outcome is settled first: nothing the reaped tasks do may change
     // it, not even a panic while their futures drop.

@@ -17,10 +17,10 @@ mod queue;
 mod targeted;
 mod verdict;
 
+pub(crate) use drive::run_async;
 pub use panic::{install_panic_hook, panic_text};
 pub(crate) use panic::{take_panic_host, InAsyncRun, InRun};
 pub use verdict::{Overrides, RunOutcome, RunSpec, Status, Verdict};
-pub(crate) use drive::run_async;
 
 use crate::calm::Calm;
 use crate::check::Invariant;

@@ -99,7 +99,10 @@ impl Recovered {
                 Rec::Committed(c) => r.committed = *c,
                 // The newest snapshot stands; see StateMachine::persist.
                 Rec::Snapshot(meta, data) => {
-                    if r.snapshot.as_ref().is_none_or(|(m, _)| m.last_log_id < meta.last_log_id) {
+                    if r.snapshot
+                        .as_ref()
+                        .is_none_or(|(m, _)| m.last_log_id < meta.last_log_id)
+                    {
                         r.snapshot = Some((meta.clone(), data.clone()));
                     }
                 }

@@ -31,7 +31,9 @@ pub fn raft_config(c: &OpenraftConfig) -> Result<Config, String> {
         max_in_snapshot_log_to_keep: c.logs_to_keep,
         ..Config::default()
     };
-    config.validate().map_err(|e| format!("openraft refuses the config: {e}"))
+    config
+        .validate()
+        .map_err(|e| format!("openraft refuses the config: {e}"))
 }
 
 /// The main task of one node incarnation.
@@ -199,9 +201,7 @@ async fn serve(ctx: NodeCtx, raft: &OpenRaft, sm: &StateMachine, req: ClientReq,
                 // since the check above) or its entry was truncated from
                 // this node's log, which may happen after it committed
                 // elsewhere: openraft answers both alike.
-                Err(RaftError::APIError(ClientWriteError::ForwardToLeader(f)))
-                    if forward == WriteForward::Refusal =>
-                {
+                Err(RaftError::APIError(ClientWriteError::ForwardToLeader(f))) if forward == WriteForward::Refusal => {
                     hint(f.leader_id)
                 }
                 Err(_) => ClientReply::Unknown,

@@ -99,7 +99,10 @@ impl openraft::AsyncRuntime for DstRuntime {
         an::sleep_until_mono(deadline.0)
     }
 
-    fn timeout<R, F: Future<Output = R> + openraft::OptionalSend>(duration: Duration, future: F) -> Self::Timeout<R, F> {
+    fn timeout<R, F: Future<Output = R> + openraft::OptionalSend>(
+        duration: Duration,
+        future: F,
+    ) -> Self::Timeout<R, F> {
         an::timeout(duration, future)
     }
 

@@ -8,7 +8,9 @@ use super::openraft;
 use super::store::{io_error, NodeCtx};
 use super::TypeConfig;
 use openraft::storage::{RaftSnapshotBuilder, RaftStateMachine, Snapshot};
-use openraft::{Entry, EntryPayload, LogId, OptionalSend, SnapshotMeta, StorageError, StorageIOError, StoredMembership};
+use openraft::{
+    Entry, EntryPayload, LogId, OptionalSend, SnapshotMeta, StorageError, StorageIOError, StoredMembership,
+};
 use serde::{Deserialize, Serialize};
 use sim::event::ModelEvent;
 use sim::hash::stable_hash;
@@ -62,7 +64,9 @@ impl StateMachine {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
-        self.shared.lock().expect("one thread: never poisoned but by a panic, which ends the run")
+        self.shared
+            .lock()
+            .expect("one thread: never poisoned but by a panic, which ends the run")
     }
 
     /// The value of `key` as applied so far.
@@ -73,7 +77,10 @@ impl StateMachine {
     fn report_reset(&self) {
         let (applied, digest) = {
             let s = self.lock();
-            (s.data.applied.map_or(0, |l| super::position(l.index)), stable_hash(&s.data.map))
+            (
+                s.data.applied.map_or(0, |l| super::position(l.index)),
+                stable_hash(&s.data.map),
+            )
         };
         self.ctx.event(ModelEvent::SmReset { applied, digest });
     }
@@ -83,14 +90,25 @@ impl StateMachine {
     /// an install from the leader may finish after that install, and must
     /// not replace it, since openraft may already have purged the log up to
     /// the installed one.
-    async fn persist(&self, meta: SnapshotMeta<u64, openraft::BasicNode>, bytes: Vec<u8>) -> Result<(), StorageError<u64>> {
-        if self.lock().snapshot.as_ref().is_some_and(|(m, _)| m.last_log_id >= meta.last_log_id) {
+    async fn persist(
+        &self,
+        meta: SnapshotMeta<u64, openraft::BasicNode>,
+        bytes: Vec<u8>,
+    ) -> Result<(), StorageError<u64>> {
+        if self
+            .lock()
+            .snapshot
+            .as_ref()
+            .is_some_and(|(m, _)| m.last_log_id >= meta.last_log_id)
+        {
             return Ok(());
         }
         let fail = |e: sim::machine::DiskError| {
             StorageError::from(StorageIOError::write_snapshot(Some(meta.signature()), io_error(e)))
         };
-        self.ctx.append(Rec::Snapshot(meta.clone(), bytes.clone())).map_err(fail)?;
+        self.ctx
+            .append(Rec::Snapshot(meta.clone(), bytes.clone()))
+            .map_err(fail)?;
         self.ctx.fsync().await.map_err(fail)?;
         if let Some(last) = meta.last_log_id {
             self.ctx.emit(&crate::quorum::DiskEvent::LogDurable {
@@ -100,7 +118,10 @@ impl StateMachine {
         }
         // An install may have finished while this one waited for its fsync.
         let mut s = self.lock();
-        if s.snapshot.as_ref().is_none_or(|(m, _)| m.last_log_id < meta.last_log_id) {
+        if s.snapshot
+            .as_ref()
+            .is_none_or(|(m, _)| m.last_log_id < meta.last_log_id)
+        {
             s.snapshot = Some((meta, bytes));
         }
         Ok(())
@@ -188,9 +209,8 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         snapshot: Box<Cursor<Vec<u8>>>,
     ) -> Result<(), StorageError<u64>> {
         let bytes = snapshot.into_inner();
-        let data = decode(&bytes).map_err(|e| {
-            StorageError::from(StorageIOError::read_snapshot(Some(meta.signature()), io_error(e)))
-        })?;
+        let data = decode(&bytes)
+            .map_err(|e| StorageError::from(StorageIOError::read_snapshot(Some(meta.signature()), io_error(e))))?;
         self.persist(meta.clone(), bytes).await?;
         self.lock().data = data;
         self.report_reset();

@@ -4,10 +4,10 @@
 //! callback) waits for an fsync, as openraft's storage contract says.
 
 use super::msg::{Rec, Recovered};
-use crate::config::{LogReads, OpenraftConfig};
-use crate::quorum::DiskEvent;
 use super::openraft;
 use super::{Msg, TypeConfig};
+use crate::config::{LogReads, OpenraftConfig};
+use crate::quorum::DiskEvent;
 use openraft::storage::{LogFlushed, LogState, RaftLogReader, RaftLogStorage};
 use openraft::{AnyError, Entry, LogId, OptionalSend, StorageError, StorageIOError, Vote};
 use sim::async_node::Ctx;
@@ -58,12 +58,17 @@ impl LogStore {
         let last = r.log.values().next_back().map(|e| e.log_id).or(r.purged);
         let snap = r.snapshot.as_ref().and_then(|(m, _)| m.last_log_id);
         let durable = last.max(snap).map_or(0, |l| super::position(l.index));
-        ctx.emit(&DiskEvent::LogDurable { last: durable, boot: true });
+        ctx.emit(&DiskEvent::LogDurable {
+            last: durable,
+            boot: true,
+        });
         store
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, LogData> {
-        self.data.lock().expect("one thread: never poisoned but by a panic, which ends the run")
+        self.data
+            .lock()
+            .expect("one thread: never poisoned but by a panic, which ends the run")
     }
 
     /// Tells the checkers where the log ends.
@@ -92,7 +97,11 @@ impl RaftLogReader<TypeConfig> for LogStore {
     /// What replication sends: with `from-start`, only entries from
     /// `start` on without a gap, so a read that a purge overtook comes back
     /// empty instead of starting past the purged entries.
-    async fn limited_get_log_entries(&mut self, start: u64, end: u64) -> Result<Vec<Entry<TypeConfig>>, StorageError<u64>> {
+    async fn limited_get_log_entries(
+        &mut self,
+        start: u64,
+        end: u64,
+    ) -> Result<Vec<Entry<TypeConfig>>, StorageError<u64>> {
         let d = self.lock();
         let held = d.log.range(start..end).map(|(_, e)| e);
         Ok(match self.reads {
