@@ -119,7 +119,7 @@ impl FuzzRecord {
                 goals: &r.goals,
                 expected: &r.expected_causes,
                 real_bugs: r.real_bugs,
-                within: r.expect_within_seeds.max(1),
+                within: r.expect_within_seeds,
             },
             tally: &r.tally,
             bugs: &self.bugs,

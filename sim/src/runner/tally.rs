@@ -136,7 +136,8 @@ pub struct Declared<'a> {
     pub expected: &'a [String],
     /// A pinned release with known real bugs: its runs stop at the violation.
     pub real_bugs: bool,
-    /// Seeds a run needs before an unseen expected violation fails it.
+    /// Seeds a run needs before an unseen expected violation fails it
+    /// (0 and 1 alike: any run).
     pub within: u64,
 }
 

@@ -70,6 +70,17 @@ pub enum Rec {
     Snapshot(SnapshotMeta<u64, openraft::BasicNode>, Vec<u8>),
 }
 
+/// A snapshot with its data, as the disk and the state machine keep it.
+pub type StoredSnapshot = (SnapshotMeta<u64, openraft::BasicNode>, Vec<u8>);
+
+/// Whether a snapshot up to `meta` replaces `current`: only a newer one
+/// does. A snapshot built from the state before an install from the leader
+/// may finish after that install, and openraft may already have purged the
+/// log up to the installed one.
+pub fn supersedes(current: Option<&StoredSnapshot>, meta: &SnapshotMeta<u64, openraft::BasicNode>) -> bool {
+    current.is_none_or(|(m, _)| m.last_log_id < meta.last_log_id)
+}
+
 /// What a node's disk says, replayed in order.
 #[derive(Default)]
 pub struct Recovered {
@@ -77,7 +88,7 @@ pub struct Recovered {
     pub log: std::collections::BTreeMap<u64, Entry<TypeConfig>>,
     pub purged: Option<LogId<u64>>,
     pub committed: Option<LogId<u64>>,
-    pub snapshot: Option<(SnapshotMeta<u64, openraft::BasicNode>, Vec<u8>)>,
+    pub snapshot: Option<StoredSnapshot>,
 }
 
 impl Recovered {
@@ -97,12 +108,8 @@ impl Recovered {
                     r.purged = Some(*upto);
                 }
                 Rec::Committed(c) => r.committed = *c,
-                // The newest snapshot stands; see StateMachine::persist.
                 Rec::Snapshot(meta, data) => {
-                    if r.snapshot
-                        .as_ref()
-                        .is_none_or(|(m, _)| m.last_log_id < meta.last_log_id)
-                    {
+                    if supersedes(r.snapshot.as_ref(), meta) {
                         r.snapshot = Some((meta.clone(), data.clone()));
                     }
                 }

@@ -3,7 +3,7 @@
 //! boot the node rebuilds from its last snapshot and openraft applies the
 //! rest of the log again).
 
-use super::msg::{Rec, Recovered};
+use super::msg::{supersedes, Rec, Recovered, StoredSnapshot};
 use super::openraft;
 use super::store::{io_error, NodeCtx};
 use super::TypeConfig;
@@ -28,7 +28,7 @@ struct SmData {
 struct Shared {
     data: SmData,
     /// The last snapshot built or installed, with its bytes.
-    snapshot: Option<(SnapshotMeta<u64, openraft::BasicNode>, Vec<u8>)>,
+    snapshot: Option<StoredSnapshot>,
     built: u64,
 }
 
@@ -85,22 +85,14 @@ impl StateMachine {
         self.ctx.event(ModelEvent::SmReset { applied, digest });
     }
 
-    /// Makes a snapshot durable, then keeps it as the current one, unless a
-    /// newer one is already current: a snapshot built from the state before
-    /// an install from the leader may finish after that install, and must
-    /// not replace it, since openraft may already have purged the log up to
-    /// the installed one.
+    /// Makes a snapshot durable, then keeps it as the current one, unless
+    /// one at least as new is current (see [`supersedes`]).
     async fn persist(
         &self,
         meta: SnapshotMeta<u64, openraft::BasicNode>,
         bytes: Vec<u8>,
     ) -> Result<(), StorageError<u64>> {
-        if self
-            .lock()
-            .snapshot
-            .as_ref()
-            .is_some_and(|(m, _)| m.last_log_id >= meta.last_log_id)
-        {
+        if !supersedes(self.lock().snapshot.as_ref(), &meta) {
             return Ok(());
         }
         let fail = |e: sim::machine::DiskError| {
@@ -118,10 +110,7 @@ impl StateMachine {
         }
         // An install may have finished while this one waited for its fsync.
         let mut s = self.lock();
-        if s.snapshot
-            .as_ref()
-            .is_none_or(|(m, _)| m.last_log_id < meta.last_log_id)
-        {
+        if supersedes(s.snapshot.as_ref(), &meta) {
             s.snapshot = Some((meta, bytes));
         }
         Ok(())
