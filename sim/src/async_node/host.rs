@@ -76,6 +76,10 @@ pub(crate) enum Note {
 
 pub(crate) struct Core {
     pub(crate) time: madsim::time::TimeHandle,
+    /// madsim's instant at true time 0: true times become instants
+    /// without reading madsim's clock (a lock) again.
+    pub(crate) base: std::time::Instant,
+    pub(crate) relays: super::timer::Pool,
     pub(crate) nodes: Vec<NodeCore>,
     /// The world task, when it waits for its next event.
     pub(crate) world: Option<Waker>,
@@ -321,8 +325,11 @@ pub(crate) fn install<M: Message, R: Record>(
     main: MainFn<M, R>,
     time: madsim::time::TimeHandle,
 ) -> Installed {
+    let base = time.now_instant() - time.elapsed();
     let core = Core {
         time,
+        base,
+        relays: super::timer::Pool::default(),
         nodes: (0..nodes).map(|_| NodeCore::new()).collect(),
         world: None,
         typed: Box::new(Host::<M, R> {

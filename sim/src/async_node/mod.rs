@@ -55,6 +55,7 @@ pub(crate) mod host;
 pub(crate) mod run;
 mod task;
 pub(crate) mod time;
+pub(crate) mod timer;
 mod wire;
 
 pub use ctx::{ClientRequest, Ctx, Fsync, Recv};

@@ -7,11 +7,11 @@
 
 use super::host::{self, with_core};
 use super::task::current_or_panic;
+use super::timer::Timer;
 use crate::machine::NodeId;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 /// The running node's monotonic clock, in ns (drifts, never jumps).
@@ -94,30 +94,13 @@ pub fn timeout_at_mono<F: Future>(mono_ns: u64, fut: F) -> Timeout<F> {
     }
 }
 
-/// Hands a waker on to the task that polled last: madsim keeps every
-/// waker a timer was polled with, so a sleep polled many times (in a
-/// select loop) registers one timer, not one per poll.
-pub(crate) struct Relay(pub(crate) Mutex<Option<Waker>>);
-
-impl Wake for Relay {
-    fn wake(self: Arc<Self>) {
-        self.wake_by_ref();
-    }
-    fn wake_by_ref(self: &Arc<Self>) {
-        let w = self.0.lock().map(|mut w| w.take()).unwrap_or(None);
-        if let Some(w) = w {
-            w.wake();
-        }
-    }
-}
-
 /// A sleep on a node's monotonic clock; see [`sleep`].
 pub struct Sleep {
     node: NodeId,
     inc: u64,
     /// True time at which it ends.
     deadline_ns: u64,
-    timer: Option<(Pin<Box<madsim::time::Sleep>>, Arc<Relay>)>,
+    timer: Option<Timer>,
     counted: bool,
 }
 
@@ -153,36 +136,24 @@ impl Future for Sleep {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.get_mut();
         let (node, inc, deadline) = (this.node, this.inc, this.deadline_ns);
-        let Some((elapsed, at, time)) = host::enter_call(node, inc, |c, now| {
-            let at = c.time.now_instant() + Duration::from_nanos(deadline.saturating_sub(now));
-            (now >= deadline, at, c.time.clone())
+        let armed = &mut this.timer;
+        let Some(pending) = host::enter_call(node, inc, |c, now| {
+            if now >= deadline {
+                return false;
+            }
+            match armed {
+                Some(t) => t.rewake(cx),
+                None => *armed = Timer::start(c, deadline, cx),
+            }
+            armed.is_some()
         }) else {
             // The incarnation is gone: it never wakes.
             return Poll::Pending;
         };
-        if elapsed {
+        if !pending {
+            this.timer = None;
             this.uncount();
             return Poll::Ready(());
-        }
-        match &mut this.timer {
-            Some((_, relay)) => {
-                if let Ok(mut w) = relay.0.lock() {
-                    *w = Some(cx.waker().clone());
-                }
-            }
-            None => {
-                let relay = Arc::new(Relay(Mutex::new(Some(cx.waker().clone()))));
-                // madsim's sleeps last at least a millisecond; a reset
-                // deadline is kept to the nanosecond.
-                let mut timer = Box::pin(time.sleep_until(at));
-                timer.as_mut().reset(at);
-                let waker = Waker::from(relay.clone());
-                if timer.as_mut().poll(&mut Context::from_waker(&waker)).is_ready() {
-                    this.uncount();
-                    return Poll::Ready(());
-                }
-                this.timer = Some((timer, relay));
-            }
         }
         if !this.counted {
             this.counted = true;

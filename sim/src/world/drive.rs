@@ -13,6 +13,7 @@
 
 use super::{Hooks, RunOutcome, RunSpec, Verdict, World};
 use crate::async_node::host::{self, typed, Entry, MainFn, Message, Note, Record, Sent};
+use crate::async_node::timer::Timer;
 use crate::async_node::HostMachine;
 use crate::clock::Clock;
 use crate::event::EventKind;
@@ -23,8 +24,7 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 
 type Factory<M, R> = fn(NodeId) -> HostMachine<M, R>;
 type AsyncWorld<'a, M, R> = World<'a, HostMachine<M, R>, Factory<M, R>>;
@@ -252,48 +252,33 @@ impl<'a, M: Message, R: Record> AsyncWorld<'a, M, R> {
 /// timer already armed for it rather than arming one more.
 #[derive(Default)]
 struct Alarm {
-    armed: Option<(u64, Arc<crate::async_node::time::Relay>, Pin<Box<madsim::time::Sleep>>)>,
+    armed: Option<(u64, Timer)>,
 }
 
 impl Alarm {
     /// Makes the timer ring the world at `deadline_ns`; false if that
     /// time has come already.
     fn arm(&mut self, deadline_ns: u64, cx: &Context<'_>) -> bool {
-        if let Some((at, relay, _)) = &self.armed {
+        if let Some((at, timer)) = &self.armed {
             if *at == deadline_ns {
-                if let Ok(mut w) = relay.0.lock() {
-                    *w = Some(cx.waker().clone());
-                }
+                timer.rewake(cx);
                 return true;
             }
         }
         self.disarm();
-        let (at, time) = host::with_core(|c| {
-            let now = host::now_ns(c);
-            (
-                c.time.now_instant() + std::time::Duration::from_nanos(deadline_ns.saturating_sub(now)),
-                c.time.clone(),
-            )
-        });
-        let relay = Arc::new(crate::async_node::time::Relay(Mutex::new(Some(cx.waker().clone()))));
-        // madsim's sleeps last at least a millisecond; a reset one keeps
-        // its deadline to the nanosecond.
-        let mut timer = Box::pin(time.sleep_until(at));
-        timer.as_mut().reset(at);
-        let waker = Waker::from(relay.clone());
-        if timer.as_mut().poll(&mut Context::from_waker(&waker)).is_ready() {
-            return false;
+        match host::with_core(|c| Timer::start(c, deadline_ns, cx)) {
+            Some(t) => {
+                self.armed = Some((deadline_ns, t));
+                true
+            }
+            None => false,
         }
-        self.armed = Some((deadline_ns, relay, timer));
-        true
     }
 
-    /// A timer that stays in madsim's heap until it fires must then wake nothing.
+    /// A timer stays in madsim's heap until it fires: then it wakes nothing.
     fn disarm(&mut self) {
-        if let Some((_, relay, _)) = self.armed.take() {
-            if let Ok(mut w) = relay.0.lock() {
-                *w = None;
-            }
+        if let Some((_, timer)) = self.armed.take() {
+            timer.stop();
         }
     }
 }
