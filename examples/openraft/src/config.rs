@@ -40,6 +40,12 @@ pub struct OpenraftConfig {
     /// openraft also answers so a write whose entry it truncated after the
     /// entry had committed elsewhere, so only `unknown` is safe (see README).
     pub write_forward: WriteForward,
+    /// How long a replication stream waits before it tries a peer again
+    /// after an RPC to it failed (openraft's `RaftNetwork::backoff`), in ms;
+    /// absent, openraft's default of 500 ms. A deployment keeps it below the
+    /// election timeout: a follower whose leader backs off for longer than
+    /// that hears nothing and starts an election (see README).
+    pub backoff_ms: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -69,6 +75,7 @@ impl Default for OpenraftConfig {
             committed_synced: true,
             membership_churn_ms: 0,
             write_forward: WriteForward::Unknown,
+            backoff_ms: None,
         }
     }
 }
@@ -89,6 +96,9 @@ impl OpenraftConfig {
                 "election_timeout_ms_max ({}) must exceed election_timeout_ms_min ({})",
                 self.election_timeout_ms_max, self.election_timeout_ms_min
             ));
+        }
+        if self.backoff_ms == Some(0) {
+            return Err("backoff_ms must be at least 1 (leave it out for openraft's default)".into());
         }
         if self.snapshot_every_entries == 0 || self.max_payload_entries == 0 {
             return Err("snapshot_every_entries and max_payload_entries must be at least 1".into());

@@ -24,9 +24,10 @@ pub mod v0925;
 /// What 0.9.25 still gets wrong, as scenario files (`findings/`) with the
 /// seeds that show them: a purge before an installed snapshot is durable
 /// and a deposed leader's replication stream that ships a newer leader's
-/// entries (bugs of openraft itself), and three answers that break a store or a
-/// client that follows openraft's documented contract one way it allows.
-/// They are not built in: one seed in some hundreds or thousands shows
+/// entries (bugs of openraft itself), three answers that break a store or a
+/// client that follows openraft's documented contract one way it allows,
+/// and a default backoff longer than the election timeout, which a healed
+/// cluster pays for with an election. They are not built in: one seed in some hundreds or thousands shows
 /// each, too few for a short smoke.
 pub const FINDINGS: &[(&str, &str, &[u64])] = &[
     (
@@ -53,6 +54,11 @@ pub const FINDINGS: &[(&str, &str, &[u64])] = &[
         "openraft-0.9.25-forward-as-refusal",
         include_str!("../findings/openraft-0.9.25-forward-as-refusal.json"),
         &[149, 272, 338],
+    ),
+    (
+        "openraft-0.9.25-default-backoff",
+        include_str!("../findings/openraft-0.9.25-default-backoff.json"),
+        &[5904],
     ),
 ];
 

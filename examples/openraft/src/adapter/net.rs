@@ -6,28 +6,39 @@ use super::openraft;
 use super::store::NodeCtx;
 use super::{Msg, TypeConfig};
 use openraft::error::{InstallSnapshotError, RPCError, RaftError, RemoteError, Unreachable};
-use openraft::network::{RPCOption, RaftNetwork, RaftNetworkFactory};
+use openraft::network::{Backoff, RPCOption, RaftNetwork, RaftNetworkFactory};
 use openraft::raft::{
     AppendEntriesRequest, AppendEntriesResponse, InstallSnapshotRequest, InstallSnapshotResponse, VoteRequest,
     VoteResponse,
 };
 use openraft::BasicNode;
 use sim::async_node::CallError;
+use std::time::Duration;
 
 pub struct Network {
     pub ctx: NodeCtx,
+    /// The scenario's `backoff_ms`, if it sets one.
+    pub backoff: Option<Duration>,
 }
 
 pub struct Peer {
     ctx: NodeCtx,
     target: u64,
+    backoff: Option<Duration>,
 }
+
+/// openraft's own `RaftNetwork::backoff`, which an override cannot call.
+const OPENRAFT_BACKOFF: Duration = Duration::from_millis(500);
 
 impl RaftNetworkFactory<TypeConfig> for Network {
     type Network = Peer;
 
     async fn new_client(&mut self, target: u64, _node: &BasicNode) -> Peer {
-        Peer { ctx: self.ctx, target }
+        Peer {
+            ctx: self.ctx,
+            target,
+            backoff: self.backoff,
+        }
     }
 }
 
@@ -53,6 +64,10 @@ fn mismatch<E: std::error::Error>(got: &Msg) -> Failed<E> {
 }
 
 impl RaftNetwork<TypeConfig> for Peer {
+    fn backoff(&self) -> Backoff {
+        Backoff::new(std::iter::repeat(self.backoff.unwrap_or(OPENRAFT_BACKOFF)))
+    }
+
     async fn append_entries(
         &mut self,
         rpc: AppendEntriesRequest<TypeConfig>,

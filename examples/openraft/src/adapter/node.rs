@@ -52,7 +52,18 @@ pub async fn node(ctx: NodeCtx, config: Arc<Config>, store: Arc<OpenraftConfig>)
         Err(e) => return ctx.halt(&e),
     };
     let id = ctx.id() as u64;
-    let raft = match OpenRaft::new(id, config, Network { ctx }, log, sm.clone()).await {
+    let raft = match OpenRaft::new(
+        id,
+        config,
+        Network {
+            ctx,
+            backoff: store.backoff_ms.map(std::time::Duration::from_millis),
+        },
+        log,
+        sm.clone(),
+    )
+    .await
+    {
         Ok(r) => r,
         Err(e) => return ctx.halt(&format!("openraft did not start: {e}")),
     };
