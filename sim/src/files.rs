@@ -33,6 +33,107 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     written
 }
 
+/// Runs `f` holding an exclusive lock on `path` against every other dst
+/// process that locks it too (a read-modify-write of a file that several
+/// campaigns share: a corpus). The lock is on a hidden file beside it,
+/// `.NAME.lock`, since writing the file itself replaces it by a rename; the
+/// lock file stays, empty. Waits for the lock.
+pub fn locked<T>(path: &Path, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let lock_path = path.with_file_name(format!(".{name}.lock"));
+    if let Some(dir) = lock_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create folder {}: {e}", dir.display()))?;
+    }
+    refuse_special(&lock_path)?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| format!("cannot open lock {}: {e}", lock_path.display()))?;
+    file.lock()
+        .map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
+    let out = f();
+    let _ = file.unlock();
+    out
+}
+
+/// Longest name from data that becomes part of a file name, in bytes.
+pub const DATA_NAME_MAX: usize = 80;
+
+/// A name that comes from data (a scenario's or a bug's name, never a flag)
+/// made safe to be part of a file name: letters, digits, `-`, `_` and `.`
+/// kept, anything else (a path separator, a control character) becomes
+/// `_`, no leading dot (so never `..` nor a hidden file), at most
+/// [`DATA_NAME_MAX`] bytes. Names a user would choose come out unchanged.
+pub fn name_from_data(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '-' | '_' | '.' => c,
+            _ => '_',
+        })
+        .collect();
+    let dots = out.len() - out.trim_start_matches('.').len();
+    out.replace_range(..dots, &"_".repeat(dots));
+    out.truncate(DATA_NAME_MAX);
+    if out.is_empty() {
+        out.push_str("unnamed");
+    }
+    out
+}
+
+/// What a path names, as far as writing to it could touch: an existing
+/// file by its device and inode (links and hard links included), a file
+/// yet to be made by its folder's real path and its name.
+#[derive(Debug, PartialEq, Eq)]
+enum FileId {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+fn file_id(p: &Path) -> FileId {
+    use std::os::unix::fs::MetadataExt;
+    if let Ok(m) = std::fs::metadata(p) {
+        return FileId::Inode(m.dev(), m.ino());
+    }
+    let parent = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = std::fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
+    FileId::Path(dir.join(p.file_name().unwrap_or_default()))
+}
+
+/// One rule for every command, checked before any work: no output is one
+/// of the inputs, and no two outputs are the same file, however the paths
+/// are spelled. Each path comes with the flag or role that named it.
+pub fn distinct(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Result<(), String> {
+    let ins: Vec<FileId> = inputs.iter().map(|(_, p)| file_id(p)).collect();
+    let outs: Vec<FileId> = outputs.iter().map(|(_, p)| file_id(p)).collect();
+    for (i, (what, p)) in outputs.iter().enumerate() {
+        if let Some(j) = ins.iter().position(|id| *id == outs[i]) {
+            return Err(format!(
+                "{what} {} is the {} it reads: refusing to write over it",
+                p.display(),
+                inputs[j].0
+            ));
+        }
+        if let Some(j) = outs[..i].iter().position(|id| *id == outs[i]) {
+            return Err(format!(
+                "{what} {} and {} {} are the same file: give them different paths",
+                p.display(),
+                outputs[j].0,
+                outputs[j].1.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A folder reports will go to: fine if missing (it is made on the first
 /// write), refused up front if something else sits at its path, so that a
 /// long run does not find out at its first failure.
@@ -90,6 +191,60 @@ fn write_new(tmp: &Path, bytes: &[u8]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_output_over_an_input_or_another_output_is_refused() {
+        let d = scratch("distinct");
+        let input = d.join("r.json");
+        std::fs::write(&input, "{}").unwrap();
+        let link = d.join("link.json");
+        std::os::unix::fs::symlink(&input, &link).unwrap();
+        let hard = d.join("hard.json");
+        std::fs::hard_link(&input, &hard).unwrap();
+        let dotted = d.join("sub/../r.json");
+        std::fs::create_dir_all(d.join("sub")).unwrap();
+        for same in [&input, &link, &hard, &dotted] {
+            let e = distinct(&[("report", &input)], &[("--out", same)]).unwrap_err();
+            assert!(e.contains("is the report it reads"), "{e}");
+        }
+        let a = d.join("new.json");
+        let b = d.join("sub/../new.json");
+        let e = distinct(&[], &[("--summary", &a), ("--junit", &b)]).unwrap_err();
+        assert!(e.contains("are the same file"), "{e}");
+        assert!(distinct(
+            &[("report", &input)],
+            &[("--summary", &a), ("--junit", &d.join("j.xml"))]
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn names_from_data_stay_inside_their_folder() {
+        assert_eq!(name_from_data("raft-crash-restart"), "raft-crash-restart");
+        assert_eq!(name_from_data("openraft-0.9.25-three"), "openraft-0.9.25-three");
+        for hostile in [
+            "../../x",
+            "/etc/passwd",
+            "..",
+            ".",
+            "",
+            "a/../../b",
+            "\u{1b}[31mred\n",
+            "..\\x",
+            "C:x",
+        ] {
+            let n = name_from_data(hostile);
+            assert!(!n.is_empty() && !n.starts_with('.'), "{hostile:?} -> {n:?}");
+            assert!(
+                n.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+                "{hostile:?} -> {n:?}"
+            );
+            let p = Path::new("reports").join(format!("{n}-1.json"));
+            assert_eq!(p.parent(), Some(Path::new("reports")), "{hostile:?} -> {}", p.display());
+        }
+        assert_eq!(name_from_data(&"x".repeat(500)).len(), DATA_NAME_MAX);
+        assert_eq!(name_from_data("ключ"), "____");
+    }
 
     fn scratch(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("dst-files-{name}-{}", std::process::id()));

@@ -180,6 +180,28 @@ impl WorkloadConfig {
     }
 }
 
+/// Longest scenario name, in bytes.
+pub const NAME_MAX: usize = 120;
+
+/// A scenario's name is printed, put in file names and in summaries: one
+/// line of printable text, bounded. (File names take a safe form of it.)
+fn check_name(name: &str) -> Result<(), String> {
+    if !crate::one_line::is_one_line(name) || name.trim() != name {
+        return Err(format!(
+            "scenario name {} must be one line of printable text, without leading or trailing spaces",
+            one_line(&format!("{name:?}"))
+        ));
+    }
+    if name.len() > NAME_MAX {
+        return Err(format!(
+            "scenario name {}... is {} bytes long; at most {NAME_MAX} are allowed",
+            name.chars().take(40).collect::<String>(),
+            name.len()
+        ));
+    }
+    Ok(())
+}
+
 impl Scenario {
     /// Parse and check what needs no model; the error is one line fit for a
     /// user. [`crate::registry::Registry::validate`] checks the rest.
@@ -192,6 +214,7 @@ impl Scenario {
     /// Every knob within its documented range (see [`crate::bounds`]);
     /// the error is one line naming the knob, its value and the range.
     pub fn validate(&self) -> Result<(), String> {
+        check_name(&self.name)?;
         self.check_knobs().map_err(|e| format!("scenario {}: {e}", self.name))
     }
 

@@ -120,7 +120,12 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         index: shard.0,
         count: shard.1,
     };
-    let rec = FuzzRecord::of(&s, seeds, shard, a.budget.clone());
+    let mut rec = FuzzRecord::of(&s, seeds, shard, a.budget.clone());
+    if a.scenario != "all" && !reg.scenarios().iter().any(|b| b.name == a.scenario) {
+        for sc in &mut rec.scenarios {
+            sc.source = Some(a.scenario.clone());
+        }
+    }
     if let (Some(path), Some(id)) = (&a.cursor, campaign) {
         let (next_seed, next_scenario) = s.next.unwrap_or((hi, 0));
         let c = Cursor {

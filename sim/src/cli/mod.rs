@@ -14,6 +14,7 @@ mod bench;
 mod bench_async;
 mod bench_checker;
 mod check;
+mod clash;
 mod commands;
 mod corpus;
 mod export;
@@ -99,6 +100,10 @@ where
             return ExitCode::from(2);
         }
     };
+    if let Err(e) = clash::check(&cli.cmd) {
+        crate::errln!("dst: {}", crate::one_line::one_line(&e));
+        return ExitCode::from(2);
+    }
     let r = registry;
     let exit = match cli.cmd {
         Cmd::List { json } => commands::list(r, json),

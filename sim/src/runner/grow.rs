@@ -140,10 +140,21 @@ pub fn grow(
         }
         match line_for(registry, &c, bugs, &cause, &sig, shrink_runs, scratch) {
             Ok(line) => {
-                append(path, &line)?;
+                // Another campaign may have added the same kind meanwhile:
+                // the check and the append are one step under the lock.
+                let added = crate::files::locked(path, || {
+                    if known_signatures(path)?.contains(&sig) {
+                        return Ok(false);
+                    }
+                    append(path, &line).map(|()| true)
+                })?;
                 fresh.insert(sig.clone());
                 known.insert(sig);
-                grown.added.push(line);
+                if added {
+                    grown.added.push(line);
+                } else {
+                    grown.known += 1;
+                }
             }
             Err(e) => grown.failed.push(format!("{} seed {}: {e}", c.scenario.name, c.seed)),
         }
@@ -164,7 +175,11 @@ fn line_for(
     scratch: &Path,
 ) -> Result<CorpusLine, String> {
     crate::files::check_dir(scratch)?;
-    let stem = format!(".dst-grow-{}-{}", c.scenario.name, c.seed);
+    let stem = format!(
+        ".dst-grow-{}-{}",
+        crate::files::name_from_data(&c.scenario.name),
+        c.seed
+    );
     let full = scratch.join(format!("{stem}.json"));
     let small = scratch.join(format!("{stem}.shrunk.json"));
     let result = (|| {

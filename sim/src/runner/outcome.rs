@@ -62,11 +62,13 @@ pub fn classify(out: &RunOutcome, expected: &[String], bugs: &[String]) -> Class
     }
 }
 
+/// Where a run's report goes in `dir`: named after the scenario, the seed
+/// and the bugs, each name made safe first (they come from data).
 pub fn report_path(dir: &Path, scenario: &str, seed: u64, bugs: &[String]) -> PathBuf {
-    let mut name = format!("{scenario}-{seed}");
+    let mut name = format!("{}-{seed}", crate::files::name_from_data(scenario));
     for b in bugs {
         name.push('-');
-        name.push_str(b);
+        name.push_str(&crate::files::name_from_data(b));
     }
     dir.join(format!("{name}.json"))
 }

@@ -63,6 +63,10 @@ pub struct ScenarioRecord {
     /// it (absent: one).
     #[serde(default, skip_serializing_if = "is_one")]
     pub expect_within_seeds: u64,
+    /// The scenario file the campaign read, if the scenario is not built
+    /// in: what a command that runs a seed of it again must name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     pub tally: Tally,
 }
 
@@ -91,6 +95,7 @@ impl FuzzRecord {
                     coverage_missing: s.missing(i).into_iter().cloned().collect(),
                     expected_violation_unseen: s.expect_unmet(i),
                     expect_within_seeds: sc.expect_within_seeds.unwrap_or(1),
+                    source: None,
                     tally: s.tallies[i].clone(),
                 }
             })

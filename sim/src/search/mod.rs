@@ -443,7 +443,12 @@ fn record(
     if side.first_violation.is_none() && !opts.passed_over.contains(&cause) {
         side.first_violation = Some((side.runs, cause));
         if let Some(dir) = &opts.report_dir {
-            let name = format!("{}-search-{}-run-{}.json", scenario.name, opts.seed, side.runs);
+            let name = format!(
+                "{}-search-{}-run-{}.json",
+                crate::files::name_from_data(&scenario.name),
+                opts.seed,
+                side.runs
+            );
             let path = opts.style.path(dir.join(name));
             runner::report(
                 registry, out, class, scenario, out.seed, &opts.bugs, wall_ms, &path, opts.style,
