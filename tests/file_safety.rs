@@ -253,3 +253,49 @@ fn an_output_over_an_input_or_another_output_is_refused() {
     let o = dst(&d, &["view", "good.json", "-o", "page.html"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// A FIFO with no writer, or a device, as any input file is refused at
+/// once: reading one would block forever or never end.
+#[test]
+fn an_input_that_would_block_or_never_end_is_refused() {
+    let d = scratch("blocking");
+    let fifo = d.join("fifo.json");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let f = fifo.to_str().unwrap();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["run", f],
+        vec!["replay", f],
+        vec!["view", f, "-o", "page.html"],
+        vec!["check", f],
+        vec!["check", "/dev/zero"],
+        vec!["merge", f],
+        vec!["fuzz", "raft-crash-restart", "--seeds", "0..1", "--cursor", f],
+    ];
+    for args in cases {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dst"))
+            .args(&args)
+            .current_dir(&d)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut waited = 0;
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if waited > 200 {
+                let _ = child.kill();
+                panic!("{args:?} still reads after 20 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            waited += 1;
+        };
+        let err = child.wait_with_output().unwrap().stderr;
+        let err = String::from_utf8_lossy(&err);
+        assert_eq!(status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains("not a regular file"), "{args:?}: {err}");
+    }
+}

@@ -317,11 +317,42 @@ pub fn gzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
 /// The gzip magic number: a file that starts with it is read through gunzip.
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
+/// Most bytes read of any input file (a report, summary, history,
+/// corpus); a gzipped one may gunzip to its own bound.
+pub const INPUT_BYTES_MAX: u64 = 1 << 30;
+/// Most bytes of a scenario file or a cursor.
+pub const SMALL_INPUT_BYTES_MAX: u64 = 16 << 20;
+
+/// The bytes of an input file: a regular file (or a link to one), at most
+/// `max` bytes. A FIFO, a device or a folder is refused before anything is
+/// read, since reading one may block forever or never end; so is a file
+/// that grows past `max`. Errors keep their kind (NotFound stays NotFound).
+pub fn read_input(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let m = std::fs::metadata(path)?;
+    if !m.is_file() {
+        let what = if m.is_dir() { "a folder" } else { "not a regular file" };
+        return Err(std::io::Error::other(format!("it is {what}")));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(std::io::Error::other(format!("it is larger than {} MB", max >> 20)));
+    }
+    Ok(bytes)
+}
+
+/// [`read_input`] as UTF-8 text.
+pub fn read_input_text(path: &Path, max: u64) -> std::io::Result<String> {
+    String::from_utf8(read_input(path, max)?)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8"))
+}
+
 /// A text file, gunzipped if it is gzip (whatever its name), at most
 /// `gunzip_max` bytes once gunzipped; the error is one line.
 pub fn read_text(path: &Path, gunzip_max: u64) -> Result<String, String> {
     use std::io::Read;
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = read_input(path, INPUT_BYTES_MAX).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if !bytes.starts_with(&GZIP_MAGIC) {
         return String::from_utf8(bytes).map_err(|e| format!("cannot read {}: not UTF-8 ({e})", path.display()));
     }

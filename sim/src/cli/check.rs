@@ -18,7 +18,7 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
         Ok(v) => v,
         Err(e) => return bad(&format!("--initial: {e}")),
     };
-    let text = match crate::files::read_text(&args.history, 4 * crate::report::GUNZIP_BYTES_MAX) {
+    let text = match crate::files::read_text(&args.history, crate::report::GUNZIP_BYTES_MAX) {
         Ok(t) => t,
         Err(e) => return bad(&e),
     };

@@ -209,7 +209,8 @@ impl Registry {
             ));
         }
         let text =
-            std::fs::read_to_string(name_or_path).map_err(|e| format!("cannot read scenario {name_or_path}: {e}"))?;
+            crate::files::read_input_text(std::path::Path::new(name_or_path), crate::files::SMALL_INPUT_BYTES_MAX)
+                .map_err(|e| format!("cannot read scenario {name_or_path}: {e}"))?;
         Scenario::from_json(&text)
             .and_then(|s| self.validate(&s, &[]).map(|_| s))
             .and_then(|s| self.validate_draws(&s).map(|_| s))

@@ -45,7 +45,8 @@ pub struct CorpusCase {
 /// one per line of text.
 pub fn corpus(registry: &Registry, path: impl AsRef<Path>) -> Result<Vec<CorpusLine>, String> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = crate::files::read_input_text(path, crate::files::INPUT_BYTES_MAX)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut lines = Vec::new();
     let mut wrong = Vec::new();
     for (i, raw) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {

@@ -30,7 +30,7 @@ pub fn campaign(scenarios: &[Scenario], bugs: &[String], shard: (u64, u64)) -> S
 impl Cursor {
     /// The cursor at `path`, or none if there is no file yet; the error is one line.
     pub fn load(path: &Path, campaign: &str) -> Result<Option<Cursor>, String> {
-        let text = match std::fs::read_to_string(path) {
+        let text = match crate::files::read_input_text(path, crate::files::SMALL_INPUT_BYTES_MAX) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(format!("cannot read cursor {}: {e}", path.display())),

@@ -85,7 +85,7 @@ fn event_kind(e: &Event) -> String {
 /// returns the signatures already in it; the error is one line.
 pub fn known_signatures(path: &Path) -> Result<BTreeSet<String>, String> {
     crate::files::refuse_special(path)?;
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::files::read_input_text(path, crate::files::INPUT_BYTES_MAX) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeSet::new()),
         Err(e) => return Err(format!("cannot read corpus {}: {e}", path.display())),
@@ -236,7 +236,7 @@ fn line_for(
 
 /// Adds one line at the end of the corpus, written whole or not at all.
 fn append(path: &Path, line: &CorpusLine) -> Result<(), String> {
-    let mut text = match std::fs::read(path) {
+    let mut text = match crate::files::read_input(path, crate::files::INPUT_BYTES_MAX) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(format!("cannot read corpus {}: {e}", path.display())),

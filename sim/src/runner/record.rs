@@ -134,7 +134,8 @@ impl FuzzRecord {
 
     /// Reads a summary file; the error is one line.
     pub fn read(path: &std::path::Path) -> Result<FuzzRecord, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = crate::files::read_input_text(path, crate::files::INPUT_BYTES_MAX)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let v: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| format!("{}: not a fuzz summary ({e})", path.display()))?;
         match v.get("format").and_then(|f| f.as_str()) {
