@@ -301,7 +301,7 @@ fn a_100k_event_report_loads_and_stays_drawable() {
             .unwrap();
     sc["name"] = "raft-partitions-long".into();
     sc["safety_ms"] = (sc["safety_ms"].as_u64().unwrap() * 3).into();
-    let file = dir.join("long.json");
+    let file = dir.join("long-scenario.json");
     std::fs::write(&file, sc.to_string()).unwrap();
     let r = report(&dir, "long", &[s(&file), "--seed", "0"]);
     let events = serde_json::from_str::<Value>(&std::fs::read_to_string(&r).unwrap()).unwrap()["trace"]
