@@ -27,8 +27,8 @@ pub mod v0925;
 /// entries (bugs of openraft itself), three answers that break a store or a
 /// client that follows openraft's documented contract one way it allows,
 /// and a default backoff longer than the election timeout, which a healed
-/// cluster pays for with an election. They are not built in: one seed in some hundreds or thousands shows
-/// each, too few for a short smoke.
+/// cluster pays for with an election. They are not built in: one seed in
+/// some hundreds or thousands shows each, too few for a short smoke.
 pub const FINDINGS: &[(&str, &str, &[u64])] = &[
     (
         "openraft-0.9.25-reads-as-stored",

@@ -105,22 +105,22 @@ impl Timer {
             r.set(Some(cx.waker().clone()));
         }
     }
-}
 
-impl Timer {
     /// The timer, when it fires, wakes nothing. Without this it still wakes
     /// the task that polled it last, as a dropped madsim sleep does.
     pub(crate) fn stop(mut self) {
-        if let Some(relay) = &self.relay {
+        if let Some(relay) = self.relay.take() {
             relay.set(None);
+            give(relay);
         }
-        self.relay.take().map(give);
     }
 }
 
 impl Drop for Timer {
     fn drop(&mut self) {
-        self.relay.take().map(give);
+        if let Some(relay) = self.relay.take() {
+            give(relay);
+        }
     }
 }
 

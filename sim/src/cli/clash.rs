@@ -5,23 +5,25 @@
 //! `view R` writes `R.html` beside the report.
 
 use super::args::{Cmd, CorpusOut, VerdictOut};
+use crate::registry::Registry;
 use crate::report::beside;
 use std::path::{Path, PathBuf};
 
 type Named = Vec<(&'static str, PathBuf)>;
 
 /// Refuses a command whose outputs clash; one line, for exit 2.
-pub(super) fn check(cmd: &Cmd) -> Result<(), String> {
-    let (ins, outs) = paths(cmd);
+pub(super) fn check(reg: &Registry, cmd: &Cmd) -> Result<(), String> {
+    let (ins, outs) = paths(reg, cmd);
     let ins: Vec<(&str, &Path)> = ins.iter().map(|(w, p)| (*w, p.as_path())).collect();
     let outs: Vec<(&str, &Path)> = outs.iter().map(|(w, p)| (*w, p.as_path())).collect();
     crate::files::distinct(&ins, &outs)
 }
 
-/// A scenario argument read from a file (a built-in name reads nothing).
-fn scenario_file(s: &str) -> Option<PathBuf> {
+/// A scenario argument read from a file: a built-in name reads nothing,
+/// even where a file of that name exists.
+fn scenario_file(reg: &Registry, s: &str) -> Option<PathBuf> {
     let p = Path::new(s);
-    p.is_file().then(|| p.to_path_buf())
+    (reg.builtin(s).is_none() && p.is_file()).then(|| p.to_path_buf())
 }
 
 fn verdict_outs(out: &VerdictOut, corpus: &CorpusOut, outs: &mut Named) {
@@ -30,13 +32,13 @@ fn verdict_outs(out: &VerdictOut, corpus: &CorpusOut, outs: &mut Named) {
     outs.extend(corpus.corpus.clone().map(|p| ("--corpus", p)));
 }
 
-fn paths(cmd: &Cmd) -> (Named, Named) {
+fn paths(reg: &Registry, cmd: &Cmd) -> (Named, Named) {
     let (mut ins, mut outs): (Named, Named) = (Vec::new(), Vec::new());
     match cmd {
         Cmd::Run {
             scenario, report, html, ..
         } => {
-            ins.extend(scenario_file(scenario).map(|p| ("scenario file", p)));
+            ins.extend(scenario_file(reg, scenario).map(|p| ("scenario file", p)));
             if let Some(r) = report {
                 outs.push(("--report", r.clone()));
                 if *html {
@@ -76,7 +78,7 @@ fn paths(cmd: &Cmd) -> (Named, Named) {
             outs.extend(out.clone().map(|p| ("--out", p)));
         }
         Cmd::Fuzz(a) => {
-            ins.extend(scenario_file(&a.scenario).map(|p| ("scenario file", p)));
+            ins.extend(scenario_file(reg, &a.scenario).map(|p| ("scenario file", p)));
             verdict_outs(&a.out, &a.corpus, &mut outs);
             outs.extend(a.cursor.clone().map(|p| ("--cursor", p)));
         }
@@ -85,7 +87,7 @@ fn paths(cmd: &Cmd) -> (Named, Named) {
             verdict_outs(&a.out, &a.corpus, &mut outs);
         }
         Cmd::Search(a) => {
-            ins.extend(scenario_file(&a.scenario).map(|p| ("scenario file", p)));
+            ins.extend(scenario_file(reg, &a.scenario).map(|p| ("scenario file", p)));
         }
         Cmd::Check(a) => {
             ins.push(("history", a.history.clone()));

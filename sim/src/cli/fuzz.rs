@@ -121,7 +121,7 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         count: shard.1,
     };
     let mut rec = FuzzRecord::of(&s, seeds, shard, a.budget.clone());
-    if a.scenario != "all" && !reg.scenarios().iter().any(|b| b.name == a.scenario) {
+    if a.scenario != "all" && reg.builtin(&a.scenario).is_none() {
         for sc in &mut rec.scenarios {
             sc.source = Some(a.scenario.clone());
         }

@@ -100,11 +100,11 @@ where
             return ExitCode::from(2);
         }
     };
-    if let Err(e) = clash::check(&cli.cmd) {
+    let r = registry;
+    if let Err(e) = clash::check(r, &cli.cmd) {
         crate::errln!("dst: {}", crate::one_line::one_line(&e));
         return ExitCode::from(2);
     }
-    let r = registry;
     let exit = match cli.cmd {
         Cmd::List { json } => commands::list(r, json),
         Cmd::Run {

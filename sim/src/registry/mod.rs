@@ -132,7 +132,7 @@ impl Registry {
         &self.scenarios
     }
 
-    fn builtin(&self, name: &str) -> Option<&Scenario> {
+    pub(crate) fn builtin(&self, name: &str) -> Option<&Scenario> {
         self.scenarios.iter().find(|s| s.name == name)
     }
 

@@ -84,12 +84,21 @@ fn event_kind(e: &Event) -> String {
 /// Refuses a corpus path that is not a plain file (or not yet a file), and
 /// returns the signatures already in it; the error is one line.
 pub fn known_signatures(path: &Path) -> Result<BTreeSet<String>, String> {
+    signatures_in(&read_corpus(path)?, path)
+}
+
+/// The corpus's text, empty if there is no file yet; a path that is not a
+/// plain file is refused.
+fn read_corpus(path: &Path) -> Result<String, String> {
     crate::files::refuse_special(path)?;
-    let text = match crate::files::read_input_text(path, crate::files::INPUT_BYTES_MAX) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeSet::new()),
-        Err(e) => return Err(format!("cannot read corpus {}: {e}", path.display())),
-    };
+    match crate::files::read_input_text(path, crate::files::INPUT_BYTES_MAX) {
+        Ok(t) => Ok(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(e) => Err(format!("cannot read corpus {}: {e}", path.display())),
+    }
+}
+
+fn signatures_in(text: &str, path: &Path) -> Result<BTreeSet<String>, String> {
     let mut known = BTreeSet::new();
     for (i, raw) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let line: CorpusLine = serde_json::from_str(raw).map_err(|e| {
@@ -140,14 +149,7 @@ pub fn grow(
         }
         match line_for(registry, &c, bugs, &cause, &sig, shrink_runs, scratch) {
             Ok(line) => {
-                // Another campaign may have added the same kind meanwhile:
-                // the check and the append are one step under the lock.
-                let added = crate::files::locked(path, || {
-                    if known_signatures(path)?.contains(&sig) {
-                        return Ok(false);
-                    }
-                    append(path, &line).map(|()| true)
-                })?;
+                let added = append_new(path, &line, &sig)?;
                 fresh.insert(sig.clone());
                 known.insert(sig);
                 if added {
@@ -234,20 +236,24 @@ fn line_for(
     result
 }
 
-/// Adds one line at the end of the corpus, written whole or not at all.
-fn append(path: &Path, line: &CorpusLine) -> Result<(), String> {
-    let mut text = match crate::files::read_input(path, crate::files::INPUT_BYTES_MAX) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(format!("cannot read corpus {}: {e}", path.display())),
-    };
-    if text.last().is_some_and(|b| *b != b'\n') {
-        text.push(b'\n');
-    }
-    let encoded = serde_json::to_string(line).map_err(|e| format!("cannot encode a corpus line: {e}"))?;
-    text.extend_from_slice(encoded.as_bytes());
-    text.push(b'\n');
-    crate::files::write_atomic(path, &text).map_err(|e| format!("corpus not written: {e}"))
+/// Adds `line` at the end of the corpus, written whole or not at all,
+/// unless a line of its signature is there already: another campaign may
+/// have added the same kind meanwhile, so the check and the write are one
+/// step under the corpus's lock. False if the kind was there.
+fn append_new(path: &Path, line: &CorpusLine, sig: &str) -> Result<bool, String> {
+    crate::files::locked(path, || {
+        let mut text = read_corpus(path)?;
+        if signatures_in(&text, path)?.contains(sig) {
+            return Ok(false);
+        }
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&serde_json::to_string(line).map_err(|e| format!("cannot encode a corpus line: {e}"))?);
+        text.push('\n');
+        crate::files::write_atomic(path, text.as_bytes()).map_err(|e| format!("corpus not written: {e}"))?;
+        Ok(true)
+    })
 }
 
 #[cfg(test)]
