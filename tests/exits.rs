@@ -279,3 +279,65 @@ fn debug_logs_carry_no_misleading_hashmap_warning() {
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     assert!(!err(&o).contains("will not be deterministic"), "{}", err(&o));
 }
+
+#[test]
+fn sigterm_ends_a_long_single_run_with_a_report_that_replays_to_the_cut() {
+    let d = scratch("sigterm-run");
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/raft-crash-restart.json");
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(base).unwrap()).unwrap();
+    // An hour of simulated time: minutes of work, far longer than the test.
+    v["name"] = "long".into();
+    v["safety_ms"] = 3_600_000.into();
+    v["event_budget"] = 10_000_000.into();
+    let sc = d.join("long.json");
+    std::fs::write(&sc, v.to_string()).unwrap();
+    let report = d.join("cut.json");
+    let child = dst()
+        .args([
+            "run",
+            sc.to_str().unwrap(),
+            "--seed",
+            "3",
+            "--report",
+            report.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2_000));
+    let ok = Command::new("sh")
+        .args(["-c", &format!("kill -TERM {}", child.id())])
+        .status()
+        .expect("sh runs");
+    assert!(ok.success());
+    let o = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(130), "{text}\n{}", err(&o));
+    assert!(text.contains("error: interrupted at"), "{text}");
+    assert!(err(&o).contains("dst: interrupted"), "{}", err(&o));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let taken = r["interrupted"]
+        .as_u64()
+        .expect("the report says where the run was cut");
+    assert!(taken > 0 && taken % 4096 == 0, "{taken}");
+    assert_eq!(r["verdict"]["status"], "error");
+    assert!(temporaries(&d).is_empty(), "{:?}", temporaries(&d));
+    // The replay stops where the run was cut, event for event.
+    let again = out(&["replay", report.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&again.stdout);
+    assert_eq!(again.status.code(), Some(0), "{said}\n{}", err(&again));
+    assert!(said.contains("reproduced"), "{said}");
+}
+
+#[test]
+fn a_full_disk_on_stdout_is_a_write_error_not_a_closed_pipe() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: no /dev/full here");
+        return;
+    };
+    for args in [&["list"][..], &["run", "raft-crash-restart", "--seed", "1"][..]] {
+        let o = dst().args(args).stdout(full.try_clone().unwrap()).output().unwrap();
+        assert_bad(&o, "cannot write to stdout: No space left on device");
+    }
+}

@@ -3,8 +3,11 @@
 //! 130. A second signal ends the process at once. A closed stdout (a reader
 //! such as `head` that went away) stops them the same way, quietly.
 //!
-//! Only the runner reads these flags, between runs: a run itself never sees
-//! them, so an interruption cannot change any run's trace.
+//! The runner reads these flags between runs, so an interruption cannot
+//! change the trace of any run a campaign counts. A command that does one
+//! run (`run`, `replay`) asks for runs to be cut instead ([`cut_runs`]):
+//! the world then looks at the flag every few thousand events and ends
+//! the run as interrupted, with a report of what it did so far.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -19,6 +22,10 @@ pub const EXIT_PIPE: u8 = 141;
 static STOP: AtomicBool = AtomicBool::new(false);
 static SIGNALS: AtomicU32 = AtomicU32::new(0);
 static PIPE_CLOSED: AtomicBool = AtomicBool::new(false);
+static CUT_RUNS: AtomicBool = AtomicBool::new(false);
+/// Why stdout could not be written, when it was not a closed pipe (a full
+/// disk, an I/O error): that is a failed command, not a reader gone away.
+static WRITE_FAILED: Mutex<Option<String>> = Mutex::new(None);
 /// Files being written right now, removed if the process is ended mid-write.
 static TEMPS: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
 
@@ -36,9 +43,13 @@ fn on_signal() {
     STOP.store(true, Ordering::SeqCst);
     if SIGNALS.fetch_add(1, Ordering::SeqCst) == 0 {
         use std::io::Write;
+        let what = match CUT_RUNS.load(Ordering::SeqCst) {
+            true => "ending the run and writing what it did",
+            false => "finishing the runs in flight",
+        };
         let _ = writeln!(
             std::io::stderr(),
-            "dst: interrupted: finishing the runs in flight (interrupt again to stop at once)"
+            "dst: interrupted: {what} (interrupt again to stop at once)"
         );
     } else {
         remove_temps();
@@ -57,6 +68,18 @@ pub fn request_stop() {
     STOP.store(true, Ordering::SeqCst);
 }
 
+/// Makes a stop end the run in progress, not only keep new runs from
+/// starting: for commands whose one run may be long.
+pub fn cut_runs() {
+    CUT_RUNS.store(true, Ordering::SeqCst);
+}
+
+/// Whether the run in progress should end now, as interrupted.
+#[inline]
+pub fn cut_now() -> bool {
+    CUT_RUNS.load(Ordering::Relaxed) && STOP.load(Ordering::Relaxed)
+}
+
 /// Whether a signal arrived.
 pub fn signalled() -> bool {
     SIGNALS.load(Ordering::SeqCst) > 0
@@ -70,6 +93,20 @@ pub fn pipe_closed() {
 
 pub fn stdout_closed() -> bool {
     PIPE_CLOSED.load(Ordering::SeqCst)
+}
+
+/// Records that stdout failed for another reason than a closed pipe:
+/// output and new work stop, and the command ends with exit 2.
+pub fn stdout_failed(e: &std::io::Error) {
+    if let Ok(mut w) = WRITE_FAILED.lock() {
+        w.get_or_insert_with(|| e.to_string());
+    }
+    pipe_closed();
+}
+
+/// Why stdout could not be written, if it failed (see [`stdout_failed`]).
+pub fn stdout_error() -> Option<String> {
+    WRITE_FAILED.lock().ok().and_then(|w| w.clone())
 }
 
 /// The exit code an interruption overrides a command's own with, if any.
@@ -135,7 +172,10 @@ pub fn write_out(args: std::fmt::Arguments) {
         return;
     }
     let mut out = std::io::stdout().lock();
-    if out.write_fmt(args).and_then(|_| out.write_all(b"\n")).is_err() {
-        pipe_closed();
+    if let Err(e) = out.write_fmt(args).and_then(|_| out.write_all(b"\n")) {
+        match e.kind() {
+            std::io::ErrorKind::BrokenPipe => pipe_closed(),
+            _ => stdout_failed(&e),
+        }
     }
 }

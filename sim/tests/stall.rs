@@ -197,6 +197,7 @@ fn a_liveness_phase_past_the_end_of_time_runs_until_the_budget_stops_it() {
             checkers: vec![],
             keep: sim::trace::Keep::All,
             hash: Default::default(),
+            cut_at: None,
         },
         |_| Stuck {
             how: Loop::Tick,

@@ -124,6 +124,7 @@ fn run(nodes: usize, plan: Vec<PlanEntry>) -> sim::RunOutcome {
             checkers: vec![],
             keep: sim::trace::Keep::All,
             hash: Default::default(),
+            cut_at: None,
         },
         |_| Replica::default(),
     );

@@ -74,6 +74,7 @@ fn run_plan(s: &Scenario, plan: Vec<PlanEntry>) -> sim::RunOutcome {
         checkers: vec![],
         keep: sim::trace::Keep::All,
         hash: Default::default(),
+        cut_at: None,
     };
     sim::run(spec, |_| Pinger {
         panic_at: None,
@@ -93,6 +94,7 @@ fn a_panic_in_a_model_becomes_an_error_verdict_with_its_event() {
             checkers: vec![],
             keep: sim::trace::Keep::All,
             hash: Default::default(),
+            cut_at: None,
         },
         |id| Pinger {
             panic_at: (id == 2).then_some(5),
@@ -120,6 +122,7 @@ fn an_exhausted_event_budget_ends_the_run_as_an_error() {
             checkers: vec![],
             keep: sim::trace::Keep::All,
             hash: Default::default(),
+            cut_at: None,
         },
         |_| Pinger {
             panic_at: None,
@@ -286,6 +289,7 @@ fn echo_run(workload: &str, seed: u64) -> sim::RunOutcome {
             checkers: vec![],
             keep: sim::trace::Keep::All,
             hash: Default::default(),
+            cut_at: None,
         },
         |_| Echo,
     )

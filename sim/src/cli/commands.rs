@@ -102,6 +102,8 @@ pub fn run(
     style: crate::report::Style,
     json: bool,
 ) -> Exit {
+    // One run may take minutes: a signal ends it, with its report.
+    crate::interrupt::cut_runs();
     let scenario = match reg.load(name) {
         Ok(s) => s,
         Err(e) => return Exit::Bad(e),
@@ -181,6 +183,11 @@ pub fn run(
             crate::outln!("view: {}", p.display());
         }
     }
+    if let Some(taken) = out.interrupted {
+        crate::errln!(
+            "dst: interrupted: the run was cut after taking {taken} events; its report replays it to the cut"
+        );
+    }
     let undecided = runner::undecided(&out);
     match class {
         Class::Unexpected => Exit::Found,
@@ -209,6 +216,7 @@ pub fn full_path(report: &Path) -> PathBuf {
 /// messages, compared with it; `full` also writes the report with every
 /// event there.
 pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, json: bool) -> Exit {
+    crate::interrupt::cut_runs();
     let (r, scenario) = match load_report(reg, path) {
         Ok(x) => x,
         Err(e) => return Exit::Bad(e),

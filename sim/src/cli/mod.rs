@@ -188,6 +188,10 @@ where
             return ExitCode::from(2);
         }
     };
+    if let Some(e) = crate::interrupt::stdout_error() {
+        crate::errln!("dst: cannot write to stdout: {e}");
+        return ExitCode::from(2);
+    }
     ExitCode::from(crate::interrupt::exit_code().unwrap_or(code))
 }
 

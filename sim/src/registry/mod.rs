@@ -423,6 +423,7 @@ impl Registry {
             checkers: self.checkers(scenario)?,
             keep: fixed.keep,
             hash: fixed.hash,
+            cut_at: fixed.cut_at,
         };
         Ok(runner(spec))
     }

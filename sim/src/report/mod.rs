@@ -64,6 +64,10 @@ pub struct Report {
     pub stats: Stats,
     pub trace_hash: String,
     pub replay: String,
+    /// Set when an interruption cut the run short: how many events it had
+    /// taken from its queue, where a replay cuts it too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<u64>,
     /// Set when `trace` keeps only the events around the evidence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<Window>,

@@ -199,6 +199,7 @@ fn rerun_hashed(
         calm: out.calm.clone(),
         keep,
         hash,
+        cut_at: out.interrupted,
     };
     run_guarded(registry, scenario, out.seed, bugs, fixed)
 }

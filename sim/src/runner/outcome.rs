@@ -125,6 +125,7 @@ pub fn report(
         },
         trace_hash: out.trace.hash_hex(),
         replay: format!("dst replay {}", path.display()),
+        interrupted: out.interrupted,
         window,
         trace,
     })

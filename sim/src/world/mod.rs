@@ -39,6 +39,9 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet};
 
 const MS: u64 = 1_000_000;
+/// How many events a run takes between looks at the interruption flag: a
+/// few milliseconds of work, and one relaxed load per few thousand events.
+const INTERRUPT_EVERY: u64 = 4096;
 
 enum Ev<Msg> {
     Plan(usize),
@@ -147,6 +150,11 @@ struct World<'a, M: Machine, F: Fn(NodeId) -> M> {
     /// What the world tells async nodes' runtime (see [`Hooks`]); none
     /// for sans-IO nodes.
     hooks: Option<Box<dyn Hooks>>,
+    /// Events taken from the queue, to look for an interruption now and then.
+    taken: u64,
+    cut_at: Option<u64>,
+    /// Whether an interruption ended the run (see [`crate::interrupt::cut_runs`]).
+    interrupted: bool,
 }
 
 /// What the runtime of async nodes must hear from the world, which it
@@ -234,6 +242,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             pace: limits::Pace::default(),
             spare: Vec::new(),
             hooks: None,
+            taken: 0,
+            cut_at: spec.cut_at,
+            interrupted: false,
         }
     }
 
@@ -273,6 +284,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             chaos: self.chaos,
             sim_ns: self.now,
             trace: self.trace,
+            interrupted: self.interrupted.then_some(self.taken),
         }
     }
 
@@ -333,6 +345,11 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         if !self.pace(&ev) {
             return false;
         }
+        self.taken += 1;
+        if Some(self.taken) == self.cut_at || (self.taken % INTERRUPT_EVERY == 0 && crate::interrupt::cut_now()) {
+            self.interrupt();
+            return false;
+        }
         let Some(ev) = self.hold_if_paused(ev) else { return true };
         if matches!(ev, Ev::End) {
             if let Some(h) = &self.hooks {
@@ -359,6 +376,14 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             return false;
         }
         true
+    }
+
+    /// Ends the run where it stands: an error, so that no one takes it for
+    /// a pass, marked so that no one takes it for a finding.
+    fn interrupt(&mut self) {
+        self.interrupted = true;
+        let msg = format!("interrupted at {} ms, after {} events", self.now / MS, self.trace.len());
+        self.verdict = Some(Verdict::error(msg, vec![]));
     }
 
     /// madsim owns time, but a sleep per event would cost an executor

@@ -68,6 +68,8 @@ pub struct RunSpec<'a> {
     /// Which events the run holds in memory (its hash covers all of them).
     pub keep: Keep,
     pub hash: TraceHash,
+    /// See [`Overrides::cut_at`].
+    pub cut_at: Option<u64>,
 }
 
 /// What a run replays instead of drawing it from the seed (an edited or
@@ -81,6 +83,9 @@ pub struct Overrides {
     pub keep: Keep,
     /// The trace hash function: a replayed report's own.
     pub hash: TraceHash,
+    /// End the run as interrupted once it has taken this many events from
+    /// its queue: an interrupted run's, so that it replays to its cut.
+    pub cut_at: Option<u64>,
 }
 
 impl Overrides {
@@ -100,6 +105,7 @@ impl Overrides {
             calm: r.calm.clone(),
             keep: Keep::default(),
             hash: TraceHash::of_schema(r.schema),
+            cut_at: r.interrupted,
         }
     }
 }
@@ -122,4 +128,7 @@ pub struct RunOutcome {
     /// order; calm messages are not among them.
     pub chaos: Vec<(u64, Chaos)>,
     pub sim_ns: u64,
+    /// Set when an interruption cut the run short: how many events it had
+    /// taken from its queue. Its verdict judges only the events before.
+    pub interrupted: Option<u64>,
 }
