@@ -103,3 +103,146 @@ fn a_cursor_of_another_campaign_is_refused() {
         "{e}"
     );
 }
+
+/// A scenario whose every seed fails at once (an event budget far too
+/// small), so that each seed a campaign runs is a line on its stdout.
+fn starved(dir: &std::path::Path) -> std::path::PathBuf {
+    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/raft-crash-restart.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(base).unwrap()).unwrap();
+    v["name"] = "starved".into();
+    v["event_budget"] = 200.into();
+    let p = dir.join("starved.json");
+    std::fs::write(&p, v.to_string()).unwrap();
+    p
+}
+
+/// Starts `n` campaigns at once on one cursor; the seeds each ran.
+fn together(n: usize, sc: &std::path::Path, cursor: &std::path::Path, extra: &[&str]) -> Vec<Vec<u64>> {
+    let children: Vec<_> = (0..n)
+        .map(|k| {
+            Command::new(env!("CARGO_BIN_EXE_dst"))
+                .args([
+                    "fuzz",
+                    sc.to_str().unwrap(),
+                    "--jobs",
+                    "1",
+                    "--cursor",
+                    cursor.to_str().unwrap(),
+                ])
+                .args(["--no-reports", "--summary"])
+                .arg(cursor.with_extension(format!("{k}.summary.json")))
+                .args(extra)
+                .env_remove("GITHUB_STEP_SUMMARY")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|c| {
+            let o = c.wait_with_output().unwrap();
+            // Each failing seed is a line of the progress, on stderr.
+            let text = String::from_utf8_lossy(&o.stderr).to_string();
+            assert_eq!(o.status.code(), Some(1), "{text}");
+            text.lines()
+                .filter_map(|l| l.strip_prefix("UNEXPECTED starved seed "))
+                .map(|l| l.split(':').next().unwrap().parse().unwrap())
+                .collect()
+        })
+        .collect()
+}
+
+fn disjoint(runs: &[Vec<u64>]) -> std::collections::BTreeSet<u64> {
+    let mut all = std::collections::BTreeSet::new();
+    for seeds in runs {
+        assert!(!seeds.is_empty(), "every campaign ran seeds: {runs:?}");
+        for s in seeds {
+            assert!(all.insert(*s), "seed {s} ran twice: {runs:?}");
+        }
+    }
+    all
+}
+
+#[test]
+fn campaigns_sharing_a_cursor_split_the_range_between_them() {
+    let c = scratch("shared");
+    let sc = starved(c.parent().unwrap());
+    let runs = together(4, &sc, &c, &["--seeds", "0..1200"]);
+    let all = disjoint(&runs);
+    assert_eq!(all, (0..1200).collect(), "together they ran the range, once");
+    assert_eq!(json(&c)["next_seed"], 1200);
+}
+
+#[test]
+fn budgeted_campaigns_sharing_a_cursor_leave_no_seed_behind() {
+    let c = scratch("shared-budget");
+    let sc = starved(c.parent().unwrap());
+    let runs = together(4, &sc, &c, &["--budget", "2s"]);
+    let mut all = disjoint(&runs);
+    // What was claimed and not run went back to the cursor: the seeds run
+    // and the free stretches make up every seed below the frontier.
+    let cur = json(&c);
+    for g in cur["free"].as_array().map_or(&[][..], |v| v) {
+        for s in g["from_seed"].as_u64().unwrap()..g["to_seed"].as_u64().unwrap() {
+            assert!(all.insert(s), "seed {s} is free and was run: {cur}");
+        }
+    }
+    let next = cur["next_seed"].as_u64().unwrap();
+    assert_eq!(all, (0..next).collect(), "{cur}");
+    // The next campaign takes the free stretches first.
+    let again = together(1, &sc, &c, &["--budget", "1s"]);
+    let first: Vec<u64> = cur["free"]
+        .as_array()
+        .map_or(vec![], |v| v.iter().map(|g| g["from_seed"].as_u64().unwrap()).collect());
+    if let Some(f) = first.first() {
+        assert!(again[0].contains(f), "{cur} then {:?}", again[0]);
+    }
+}
+
+#[test]
+fn a_cursor_whose_numbers_no_run_writes_is_refused() {
+    let c = scratch("hostile");
+    let sc = starved(c.parent().unwrap());
+    together(1, &sc, &c, &["--seeds", "0..8"]);
+    let good = json(&c);
+    let free = |v: Value| {
+        let mut g = good.clone();
+        g["next_seed"] = 4.into();
+        g["free"] = v;
+        g
+    };
+    let mut past = good.clone();
+    past["next_scenario"] = 7.into();
+    for (bad, needle) in [
+        (past, "scenario index 7 is past"),
+        (
+            free(serde_json::json!([{"from_seed": 3, "from_scenario": 0, "to_seed": 3}])),
+            "is empty",
+        ),
+        (
+            free(serde_json::json!([{"from_seed": 0, "from_scenario": 0, "to_seed": 9}])),
+            "past next_seed",
+        ),
+        (
+            free(
+                serde_json::json!([{"from_seed": 0, "from_scenario": 0, "to_seed": 2}, {"from_seed": 1, "from_scenario": 0, "to_seed": 3}]),
+            ),
+            "overlaps",
+        ),
+    ] {
+        std::fs::write(&c, bad.to_string()).unwrap();
+        let o = dst(&[
+            "fuzz",
+            sc.to_str().unwrap(),
+            "--seeds",
+            "0..100",
+            "--cursor",
+            c.to_str().unwrap(),
+        ]);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {e}");
+        assert!(e.contains(needle) && e.trim_end().lines().count() == 1, "{needle}: {e}");
+    }
+}

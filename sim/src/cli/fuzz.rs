@@ -6,9 +6,10 @@ use super::args::{FuzzArgs, VerdictOut};
 use super::progress::Progress;
 use super::Exit;
 use crate::registry::Registry;
+use crate::runner::claim::Claims;
 use crate::runner::cursor::{self, Cursor};
 use crate::runner::record::{FuzzRecord, SeedSpan, ShardOf};
-use crate::runner::{ci, fuzz_with, parse_seeds, parse_shard, FuzzOptions, SeedDone};
+use crate::runner::{ci, fuzz_from, parse_seeds, parse_shard, FuzzOptions, SeedDone};
 use std::time::Duration;
 
 /// With no seed range and no budget, fuzz runs about this long.
@@ -40,16 +41,17 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
     if let Err(e) = check_targets(&a.out).and_then(|_| super::corpus::check(&a.corpus)) {
         return Exit::Bad(e);
     }
-    let mut lo = lo;
-    let mut start_scenario = 0;
-    let campaign = match &a.cursor {
+    let n_sc = if a.scenario == "all" {
+        reg.scenarios().len() as u64
+    } else {
+        1
+    };
+    // With a cursor the seeds come from its file, a block at a time, so
+    // that campaigns sharing it never run a seed twice; `lo` is then only
+    // where the first block starts if the file does not exist yet.
+    let mut claims = match &a.cursor {
         Some(path) => match cursor_start(reg, &a, path, shard, hi) {
-            Ok((id, at)) => {
-                if let Some((seed, sc)) = at {
-                    (lo, start_scenario) = (seed, sc);
-                }
-                Some(id)
-            }
+            Ok(id) => Some(Claims::new(path.clone(), id, (lo, hi), shard, n_sc as usize, jobs)),
             Err(e) => return Exit::Bad(e),
         },
         None => None,
@@ -68,7 +70,7 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         report_dir: Some(a.report_dir.clone()),
         determinism: a.determinism,
         judge_slice: a.judge_slice,
-        start_scenario,
+        start_scenario: 0,
         reports: crate::runner::ReportCap {
             per_signature: if a.no_reports { 0 } else { a.max_reports },
             total: if a.no_reports { 0 } else { a.max_reports_total },
@@ -76,15 +78,10 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         },
         style: a.style.style(),
     };
-    let n_sc = if opts.scenarios.is_empty() {
-        reg.scenarios().len() as u64
-    } else {
-        1
-    };
-    let total = (hi != u64::MAX).then(|| (hi - lo).div_ceil(shard.1) * n_sc);
+    let total = (hi != u64::MAX && claims.is_none()).then(|| (hi - lo).div_ceil(shard.1) * n_sc);
     let mut progress = Progress::new(total, a.out.json);
     let (mut done, mut bad) = (0u64, 0u64);
-    let summary = fuzz_with(reg, &opts, |d: &SeedDone| {
+    let summary = fuzz_from(reg, &opts, claims.as_mut(), |d: &SeedDone| {
         done += 1;
         if !matches!(d.class, Ok(crate::runner::Class::Pass | crate::runner::Class::Expected)) {
             bad += 1;
@@ -108,6 +105,7 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         progress.update(done, bad);
     });
     progress.finish();
+    let given_back = claims.as_mut().map_or(Ok(()), Claims::finish);
     let s = match summary {
         Ok(s) => s,
         Err(e) => return Exit::Bad(e),
@@ -126,19 +124,10 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
             sc.source = Some(a.scenario.clone());
         }
     }
-    if let (Some(path), Some(id)) = (&a.cursor, campaign) {
-        let (next_seed, next_scenario) = s.next.unwrap_or((hi, 0));
-        let c = Cursor {
-            format: cursor::FORMAT.into(),
-            campaign: id,
-            next_seed,
-            next_scenario,
-        };
-        if let Err(e) = c.save(path) {
-            return Exit::Bad(format!("cursor not written: {e}"));
-        }
-    }
     let exit = publish(&rec, &a.out);
+    if let Err(e) = given_back {
+        return Exit::Bad(e);
+    }
     let ran = |name: &str, print: &str| {
         s.scenarios
             .iter()
@@ -160,14 +149,15 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
     }
 }
 
-/// The campaign id for `--cursor`, and where its file says to start.
+/// The campaign id for `--cursor`, once its file (if there is one) is
+/// known to be this campaign's and to leave seeds to run.
 fn cursor_start(
     reg: &Registry,
     a: &FuzzArgs,
     path: &std::path::Path,
     shard: (u64, u64),
     hi: u64,
-) -> Result<(String, Option<(u64, usize)>), String> {
+) -> Result<String, String> {
     crate::files::refuse_special(path)?;
     let scenarios = if a.scenario == "all" {
         reg.scenarios().to_vec()
@@ -176,16 +166,16 @@ fn cursor_start(
     };
     let id = cursor::campaign(&scenarios, &a.bugs, shard);
     let Some(c) = Cursor::load(path, &id)? else {
-        return Ok((id, None));
+        return Ok(id);
     };
-    if c.next_seed >= hi {
+    if c.next_seed >= hi && !c.free.iter().any(|g| g.from_seed < hi) {
         return Err(format!(
             "cursor {} is at seed {}, past the seed range: nothing left to run",
             path.display(),
             c.next_seed
         ));
     }
-    Ok((id, Some((c.next_seed, c.next_scenario))))
+    Ok(id)
 }
 
 /// The shard from the environment a scheduler sets: `DST_SHARD` and

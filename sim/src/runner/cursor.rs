@@ -17,6 +17,20 @@ pub struct Cursor {
     pub next_seed: u64,
     /// Scenarios of `next_seed`, by index, already run.
     pub next_scenario: usize,
+    /// Stretches below `next_seed` that a campaign claimed and did not run
+    /// (see [`super::claim`]), sorted: the next claims take them first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub free: Vec<Gap>,
+}
+
+/// The items from (`from_seed`, scenario `from_scenario`) up to, not
+/// including, `to_seed`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Gap {
+    pub from_seed: u64,
+    pub from_scenario: usize,
+    pub to_seed: u64,
 }
 
 /// What makes two runs the same campaign: the scenarios as they run, the
@@ -50,7 +64,59 @@ impl Cursor {
                 path.display()
             ));
         }
+        c.check(path)?;
         Ok(Some(c))
+    }
+
+    /// Refuses a cursor whose numbers cannot have been written by a run:
+    /// free stretches that are empty, overlap, or lie past the frontier.
+    fn check(&self, path: &Path) -> Result<(), String> {
+        let bad = |what: String| Err(format!("cursor {}: {what}", path.display()));
+        let mut last_end = 0;
+        for g in &self.free {
+            if g.from_seed >= g.to_seed {
+                return bad(format!("free stretch {}..{} is empty", g.from_seed, g.to_seed));
+            }
+            if g.to_seed > self.next_seed {
+                return bad(format!(
+                    "free stretch {}..{} lies past next_seed {}",
+                    g.from_seed, g.to_seed, self.next_seed
+                ));
+            }
+            if g.from_seed < last_end {
+                return bad(format!(
+                    "free stretch {}..{} overlaps the one before",
+                    g.from_seed, g.to_seed
+                ));
+            }
+            last_end = g.to_seed;
+        }
+        Ok(())
+    }
+
+    /// Takes back a stretch a campaign claimed and did not run: at the
+    /// frontier the frontier moves back to it, so a cursor used by one
+    /// campaign at a time reads as it always did.
+    pub fn give_back(&mut self, g: Gap) {
+        if g.from_seed >= g.to_seed && g.from_scenario == 0 {
+            return;
+        }
+        if g.to_seed == self.next_seed && self.next_scenario == 0 {
+            self.next_seed = g.from_seed;
+            self.next_scenario = g.from_scenario;
+            // A free stretch that now ends at the frontier joins it too.
+            while let Some(last) = self.free.last().copied() {
+                if last.to_seed != self.next_seed || self.next_scenario != 0 {
+                    break;
+                }
+                self.free.pop();
+                self.next_seed = last.from_seed;
+                self.next_scenario = last.from_scenario;
+            }
+            return;
+        }
+        self.free.push(g);
+        self.free.sort();
     }
 
     pub fn save(&self, path: &Path) -> Result<(), String> {

@@ -294,6 +294,19 @@ pub fn fuzz(registry: &Registry, opts: &FuzzOptions) -> Result<FuzzSummary, Stri
 pub fn fuzz_with(
     registry: &Registry,
     opts: &FuzzOptions,
+    on_seed: impl FnMut(&SeedDone),
+) -> Result<FuzzSummary, String> {
+    fuzz_from(registry, opts, None, on_seed)
+}
+
+/// [`fuzz_with`], taking the seeds from a shared cursor instead of the
+/// range when `claims` is given (then `opts.seeds` bounds them and the
+/// summary's `next` is left to the cursor). The caller gives back what
+/// was claimed and not run ([`super::claim::Claims::finish`]).
+pub fn fuzz_from(
+    registry: &Registry,
+    opts: &FuzzOptions,
+    claims: Option<&mut super::claim::Claims>,
     mut on_seed: impl FnMut(&SeedDone),
 ) -> Result<FuzzSummary, String> {
     let scenarios: Vec<Scenario> = if opts.scenarios.is_empty() {
@@ -327,11 +340,15 @@ pub fn fuzz_with(
             .filter(move |&(sc, seed)| seed != first_seed || sc >= skip)
     };
     let taken = std::sync::Mutex::new(None);
-    let items = all_items().inspect(|it| {
-        if let Ok(mut t) = taken.lock() {
-            *t = Some(*it);
-        }
-    });
+    let claiming = claims.is_some();
+    let items: Box<dyn Iterator<Item = (usize, u64)> + Send + '_> = match claims {
+        Some(c) => Box::new(c),
+        None => Box::new(all_items().inspect(|it| {
+            if let Ok(mut t) = taken.lock() {
+                *t = Some(*it);
+            }
+        })),
+    };
     let mut tallies: Vec<Tally> = scenarios.iter().map(|_| Tally::default()).collect();
     let mut unwritten = Vec::new();
     let scs = &scenarios;
@@ -355,6 +372,7 @@ pub fn fuzz_with(
     // run covered exactly the items before the first one not taken.
     let last = taken.lock().ok().and_then(|t| *t);
     let next = match last {
+        _ if claiming => None,
         None => all_items().next(),
         Some(l) => all_items().skip_while(|it| *it != l).nth(1),
     };

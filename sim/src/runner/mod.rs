@@ -13,6 +13,7 @@
 //! ```
 
 pub mod ci;
+pub mod claim;
 mod corpus;
 pub mod cursor;
 mod fuzz;
@@ -25,7 +26,7 @@ pub mod shrink;
 mod tally;
 
 pub use corpus::{corpus, CorpusCase, CorpusLine};
-pub use fuzz::{fuzz, fuzz_with, parse_seeds, parse_shard, FuzzOptions, FuzzSummary, ReportCap, SeedDone};
+pub use fuzz::{fuzz, fuzz_from, fuzz_with, parse_seeds, parse_shard, FuzzOptions, FuzzSummary, ReportCap, SeedDone};
 pub use outcome::{cause, cause_of, classify, describe, report, report_path, undecided, Class, PANIC};
 pub use tally::{Declared, Finding, Judge, Tally};
 
