@@ -285,9 +285,11 @@ fn sigterm_ends_a_long_single_run_with_a_report_that_replays_to_the_cut() {
     let d = scratch("sigterm-run");
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/raft-crash-restart.json");
     let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(base).unwrap()).unwrap();
-    // An hour of simulated time: minutes of work, far longer than the test.
+    // Two hours of simulated time and ten million events: several seconds
+    // of work, far longer than the second before the signal.
     v["name"] = "long".into();
     v["safety_ms"] = 3_600_000.into();
+    v["liveness_ms"] = 3_600_000.into();
     v["event_budget"] = 10_000_000.into();
     let sc = d.join("long.json");
     std::fs::write(&sc, v.to_string()).unwrap();
@@ -305,7 +307,7 @@ fn sigterm_ends_a_long_single_run_with_a_report_that_replays_to_the_cut() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(2_000));
+    std::thread::sleep(Duration::from_millis(1_000));
     let ok = Command::new("sh")
         .args(["-c", &format!("kill -TERM {}", child.id())])
         .status()

@@ -41,6 +41,7 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
     if let Err(e) = check_targets(&a.out).and_then(|_| super::corpus::check(&a.corpus)) {
         return Exit::Bad(e);
     }
+    let mut lo = lo;
     let n_sc = if a.scenario == "all" {
         reg.scenarios().len() as u64
     } else {
@@ -51,7 +52,12 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
     // where the first block starts if the file does not exist yet.
     let mut claims = match &a.cursor {
         Some(path) => match cursor_start(reg, &a, path, shard, hi) {
-            Ok(id) => Some(Claims::new(path.clone(), id, (lo, hi), shard, n_sc as usize, jobs)),
+            Ok((id, frontier)) => {
+                let c = Claims::new(path.clone(), id, (lo, hi), shard, n_sc as usize, jobs);
+                // The summary says where the campaign began: the cursor's frontier.
+                lo = frontier.unwrap_or(lo);
+                Some(c)
+            }
             Err(e) => return Exit::Bad(e),
         },
         None => None,
@@ -157,7 +163,7 @@ fn cursor_start(
     path: &std::path::Path,
     shard: (u64, u64),
     hi: u64,
-) -> Result<String, String> {
+) -> Result<(String, Option<u64>), String> {
     crate::files::refuse_special(path)?;
     let scenarios = if a.scenario == "all" {
         reg.scenarios().to_vec()
@@ -166,7 +172,7 @@ fn cursor_start(
     };
     let id = cursor::campaign(&scenarios, &a.bugs, shard);
     let Some(c) = Cursor::load(path, &id)? else {
-        return Ok(id);
+        return Ok((id, None));
     };
     if c.next_seed >= hi && !c.free.iter().any(|g| g.from_seed < hi) {
         return Err(format!(
@@ -175,7 +181,8 @@ fn cursor_start(
             c.next_seed
         ));
     }
-    Ok(id)
+    // Free stretches lie below the frontier: the first is where this begins.
+    Ok((id, Some(c.free.first().map_or(c.next_seed, |g| g.from_seed))))
 }
 
 /// The shard from the environment a scheduler sets: `DST_SHARD` and

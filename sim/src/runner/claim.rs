@@ -91,7 +91,7 @@ impl Claims {
             let past = std::iter::once(c.next_scenario).chain(c.free.iter().map(|g| g.from_scenario));
             if let Some(sc) = past.into_iter().find(|&sc| sc >= n_sc) {
                 return Err(format!(
-                    "{}: scenario index {sc} is past the campaign's {n_sc} scenario(s)",
+                    "cursor {}: scenario index {sc} is past the campaign's {n_sc} scenario(s)",
                     path.display()
                 ));
             }
@@ -152,10 +152,7 @@ impl Claims {
                 self.error.get_or_insert(e);
             }
         }
-        match self.error.take() {
-            Some(e) => Err(format!("cursor: {e}")),
-            None => Ok(()),
-        }
+        self.error.take().map_or(Ok(()), Err)
     }
 }
 

@@ -346,7 +346,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             return false;
         }
         self.taken += 1;
-        if Some(self.taken) == self.cut_at || (self.taken.is_multiple_of(INTERRUPT_EVERY) && crate::interrupt::cut_now()) {
+        if Some(self.taken) == self.cut_at
+            || (self.taken.is_multiple_of(INTERRUPT_EVERY) && crate::interrupt::cut_now())
+        {
             self.interrupt();
             return false;
         }
