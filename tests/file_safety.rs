@@ -299,3 +299,30 @@ fn an_input_that_would_block_or_never_end_is_refused() {
         assert!(err.contains("not a regular file"), "{args:?}: {err}");
     }
 }
+
+/// The job summary file comes from the environment: a FIFO there would
+/// block the command, a link would write elsewhere; both are refused with
+/// a warning and the campaign's own verdict stands.
+#[test]
+fn a_job_summary_that_is_a_fifo_or_a_link_is_not_written() {
+    let d = scratch("step-summary");
+    let fifo = d.join("fifo.md");
+    if !Command::new("mkfifo").arg(&fifo).status().unwrap().success() {
+        eprintln!("skipped: no mkfifo here");
+        return;
+    }
+    let link = d.join("link.md");
+    std::os::unix::fs::symlink(d.join("elsewhere.md"), &link).unwrap();
+    for (path, what) in [(&fifo, "not a regular file"), (&link, "a symbolic link")] {
+        let o = Command::new(env!("CARGO_BIN_EXE_dst"))
+            .args(["fuzz", "raft-crash-restart", "--seeds", "0..2"])
+            .current_dir(&d)
+            .env("GITHUB_STEP_SUMMARY", path)
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{e}");
+        assert!(e.contains("job summary not written") && e.contains(what), "{e}");
+    }
+    assert!(!d.join("elsewhere.md").exists(), "the link was followed");
+}

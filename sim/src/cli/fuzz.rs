@@ -218,11 +218,15 @@ pub(crate) fn publish(rec: &FuzzRecord, out: &VerdictOut) -> Exit {
     }
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
         use std::io::Write;
-        let appended = std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&path)
-            .and_then(|mut f| f.write_all(ci::markdown(rec).as_bytes()));
+        // A FIFO would block the command and a link would write elsewhere.
+        let appended = crate::files::refuse_special(std::path::Path::new(&path)).and_then(|()| {
+            std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(&path)
+                .and_then(|mut f| f.write_all(ci::markdown(rec).as_bytes()))
+                .map_err(|e| e.to_string())
+        });
         if let Err(e) = appended {
             crate::errln!(
                 "dst: job summary not written to {}: {e}",
