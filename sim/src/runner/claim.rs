@@ -88,8 +88,8 @@ impl Claims {
                 free: Vec::new(),
             });
             // A scenario index past the campaign's would skip seeds unrun.
-            let past = std::iter::once(c.next_scenario).chain(c.free.iter().map(|g| g.from_scenario));
-            if let Some(sc) = past.into_iter().find(|&sc| sc >= n_sc) {
+            let mut past = std::iter::once(c.next_scenario).chain(c.free.iter().map(|g| g.from_scenario));
+            if let Some(sc) = past.find(|&sc| sc >= n_sc) {
                 return Err(format!(
                     "cursor {}: scenario index {sc} is past the campaign's {n_sc} scenario(s)",
                     path.display()
@@ -98,10 +98,8 @@ impl Claims {
             let taken = match c.free.iter().position(|g| g.from_seed < hi) {
                 Some(k) => {
                     let g = c.free[k];
-                    let end = g
-                        .to_seed
-                        .min(hi)
-                        .min(g.from_seed.saturating_add(block).max(g.from_seed + 1));
+                    // `block` is at least 1, and `from_seed` below `hi`: the claim is never empty.
+                    let end = g.to_seed.min(hi).min(g.from_seed.saturating_add(block));
                     if end < g.to_seed {
                         c.free[k] = Gap {
                             from_seed: end,

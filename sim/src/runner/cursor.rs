@@ -49,8 +49,8 @@ impl Cursor {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(format!("cannot read cursor {}: {e}", path.display())),
         };
-        let c: Cursor =
-            serde_json::from_str(&text).map_err(|e| format!("cursor {}: not a dst cursor ({e})", path.display()))?;
+        let c: Cursor = crate::strict::from_str(&text)
+            .map_err(|e| crate::one_line::one_line(&format!("cursor {}: not a dst cursor ({e})", path.display())))?;
         if c.format != FORMAT {
             return Err(format!(
                 "cursor {}: format {} (this dst reads {FORMAT})",
@@ -98,7 +98,8 @@ impl Cursor {
     /// frontier the frontier moves back to it, so a cursor used by one
     /// campaign at a time reads as it always did.
     pub fn give_back(&mut self, g: Gap) {
-        if g.from_seed >= g.to_seed && g.from_scenario == 0 {
+        // An empty stretch would make a cursor that `load` refuses.
+        if g.from_seed >= g.to_seed {
             return;
         }
         if g.to_seed == self.next_seed && self.next_scenario == 0 {

@@ -35,9 +35,6 @@ pub struct FuzzOptions {
     /// Judge coverage and declared violations on this shard's slice alone
     /// instead of leaving them to a merge.
     pub judge_slice: bool,
-    /// Scenarios (by index) of the range's first seed to leave out: ones a
-    /// run before this one already took.
-    pub start_scenario: usize,
     /// How many reports a campaign writes; every failing seed is still
     /// counted and listed with its replay command.
     pub reports: ReportCap,
@@ -143,7 +140,6 @@ impl FuzzOptions {
             report_dir: None,
             determinism: false,
             judge_slice: false,
-            start_scenario: 0,
             reports: ReportCap::default(),
             style: crate::report::Style::default(),
         }
@@ -195,9 +191,6 @@ pub struct FuzzSummary {
     /// One shard of several: coverage goals and declared violations are
     /// judged over all shards by `dst merge`, not on this slice.
     pub deferred: bool,
-    /// The first (seed, scenario index) the run did not take, if any is
-    /// left in its range: where a next run continues.
-    pub next: Option<(u64, usize)>,
 }
 
 impl FuzzSummary {
@@ -300,9 +293,9 @@ pub fn fuzz_with(
 }
 
 /// [`fuzz_with`], taking the seeds from a shared cursor instead of the
-/// range when `claims` is given (then `opts.seeds` bounds them and the
-/// summary's `next` is left to the cursor). The caller gives back what
-/// was claimed and not run ([`super::claim::Claims::finish`]).
+/// range when `claims` is given (which then bounds them itself). The
+/// caller gives back what was claimed and not run
+/// ([`super::claim::Claims::finish`]).
 pub fn fuzz_from(
     registry: &Registry,
     opts: &FuzzOptions,
@@ -331,23 +324,14 @@ pub fn fuzz_from(
     // A budget too long to add to the clock is no budget at all.
     let deadline = opts.budget.and_then(|b| started.checked_add(b));
     let n_sc = scenarios.len();
-    let (first_seed, skip) = (opts.seeds.start, opts.start_scenario);
-    let all_items = move || {
-        opts.seeds
-            .clone()
-            .filter(move |s| s % shard_n == shard_i)
-            .flat_map(move |seed| (0..n_sc).map(move |sc| (sc, seed)))
-            .filter(move |&(sc, seed)| seed != first_seed || sc >= skip)
-    };
-    let taken = std::sync::Mutex::new(None);
-    let claiming = claims.is_some();
     let items: Box<dyn Iterator<Item = (usize, u64)> + Send + '_> = match claims {
         Some(c) => Box::new(c),
-        None => Box::new(all_items().inspect(|it| {
-            if let Ok(mut t) = taken.lock() {
-                *t = Some(*it);
-            }
-        })),
+        None => Box::new(
+            opts.seeds
+                .clone()
+                .filter(move |s| s % shard_n == shard_i)
+                .flat_map(move |seed| (0..n_sc).map(move |sc| (sc, seed))),
+        ),
     };
     let mut tallies: Vec<Tally> = scenarios.iter().map(|_| Tally::default()).collect();
     let mut unwritten = Vec::new();
@@ -368,14 +352,6 @@ pub fn fuzz_from(
             on_seed(&d);
         },
     );
-    // Every item taken has finished, and items are taken in order: the
-    // run covered exactly the items before the first one not taken.
-    let last = taken.lock().ok().and_then(|t| *t);
-    let next = match last {
-        _ if claiming => None,
-        None => all_items().next(),
-        Some(l) => all_items().skip_while(|it| *it != l).nth(1),
-    };
     for t in &mut tallies {
         t.sort();
     }
@@ -389,7 +365,6 @@ pub fn fuzz_from(
         unwritten,
         reports_stopped: budget.disk_low(),
         deferred: shard_n > 1 && !opts.judge_slice,
-        next: next.map(|(sc, seed)| (seed, sc)),
     })
 }
 

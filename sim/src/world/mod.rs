@@ -153,8 +153,9 @@ struct World<'a, M: Machine, F: Fn(NodeId) -> M> {
     /// Events taken from the queue, to look for an interruption now and then.
     taken: u64,
     cut_at: Option<u64>,
-    /// Whether an interruption ended the run (see [`crate::interrupt::cut_runs`]).
-    interrupted: bool,
+    /// Events taken when an interruption ended the run (see
+    /// [`crate::interrupt::cut_runs`]).
+    interrupted: Option<u64>,
 }
 
 /// What the runtime of async nodes must hear from the world, which it
@@ -244,7 +245,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             hooks: None,
             taken: 0,
             cut_at: spec.cut_at,
-            interrupted: false,
+            interrupted: None,
         }
     }
 
@@ -284,7 +285,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             chaos: self.chaos,
             sim_ns: self.now,
             trace: self.trace,
-            interrupted: self.interrupted.then_some(self.taken),
+            interrupted: self.interrupted,
         }
     }
 
@@ -383,7 +384,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// Ends the run where it stands: an error, so that no one takes it for
     /// a pass, marked so that no one takes it for a finding.
     fn interrupt(&mut self) {
-        self.interrupted = true;
+        self.interrupted = Some(self.taken);
         let msg = format!("interrupted at {} ms, after {} events", self.now / MS, self.trace.len());
         self.verdict = Some(Verdict::error(msg, vec![]));
     }
