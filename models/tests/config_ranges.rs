@@ -5,9 +5,14 @@
 use models::registry;
 use sim::Scenario;
 
+/// A scenario of `model` checking one of its invariants (a scenario that
+/// checks none is refused).
 fn scenario(model: &str, nodes: usize, config: &str) -> Scenario {
+    let reg = registry();
+    let m = reg.model(model).unwrap();
+    let (inv, _) = reg.invariants_of(m).next().unwrap();
     Scenario::from_json(&format!(
-        r#"{{"name":"x","model":"{model}","nodes":{nodes},"invariants":[],"config":{config}}}"#
+        r#"{{"name":"x","model":"{model}","nodes":{nodes},"invariants":["{inv}"],"config":{config}}}"#
     ))
     .unwrap()
 }

@@ -8,6 +8,11 @@
 
 use std::hash::{Hash, Hasher};
 
+/// Whether `s` is a hash as dst writes one: 16 lowercase hex digits.
+pub fn is_hex_hash(s: &str) -> bool {
+    s.len() == 16 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct StableHasher(u64);
 

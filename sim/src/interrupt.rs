@@ -159,10 +159,16 @@ macro_rules! errln {
     () => {
         $crate::errln!("")
     };
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
+    ($($arg:tt)*) => {
+        $crate::interrupt::write_err(format_args!($($arg)*))
+    };
+}
+
+#[doc(hidden)]
+pub fn write_err(args: std::fmt::Arguments) {
+    use std::io::Write;
+    let text = std::fmt::format(args);
+    let _ = writeln!(std::io::stderr(), "{}", crate::one_line::terminal_safe(&text));
 }
 
 #[doc(hidden)]
@@ -171,8 +177,13 @@ pub fn write_out(args: std::fmt::Arguments) {
     if stdout_closed() {
         return;
     }
+    let text = match args.as_str() {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => std::borrow::Cow::Owned(std::fmt::format(args)),
+    };
+    let text = crate::one_line::terminal_safe(&text);
     let mut out = std::io::stdout().lock();
-    if let Err(e) = out.write_fmt(args).and_then(|_| out.write_all(b"\n")) {
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.write_all(b"\n")) {
         match e.kind() {
             std::io::ErrorKind::BrokenPipe => pipe_closed(),
             _ => stdout_failed(&e),

@@ -31,6 +31,7 @@ pub mod rng;
 pub mod runner;
 pub mod scenario;
 pub mod search;
+pub mod strict;
 pub mod trace;
 pub mod vary;
 pub mod view;

@@ -206,7 +206,8 @@ impl Scenario {
     /// Parse and check what needs no model; the error is one line fit for a
     /// user. [`crate::registry::Registry::validate`] checks the rest.
     pub fn from_json(text: &str) -> Result<Scenario, String> {
-        let s: Scenario = serde_json::from_str(text).map_err(|e| one_line(&format!("invalid scenario JSON: {e}")))?;
+        let s: Scenario =
+            crate::strict::from_str(text).map_err(|e| one_line(&format!("invalid scenario JSON: {e}")))?;
         s.validate().map_err(|e| one_line(&e))?;
         Ok(s)
     }

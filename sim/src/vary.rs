@@ -147,6 +147,16 @@ fn set(json: &mut Value, path: &str, value: Value) -> Result<(), String> {
             .as_object_mut()
             .ok_or_else(|| format!("'{}' is not an object", parts[..i].join(".")))?;
         if i + 1 == parts.len() {
+            // A whole object drawn in place of one would silently reset
+            // every field it does not name.
+            if obj
+                .get(*part)
+                .is_some_and(|v| v.as_object().is_some_and(|m| !m.is_empty()))
+            {
+                return Err(format!(
+                    "'{path}' is an object: vary its fields one by one ('{path}.FIELD'), as a whole object drawn would drop the fields it does not name"
+                ));
+            }
             obj.insert(part.to_string(), value);
             return Ok(());
         }
@@ -210,5 +220,10 @@ mod tests {
         assert_eq!(c.varied, d);
         let bad = BTreeMap::from([("nodes".to_string(), Value::from("many"))]);
         assert!(apply(&s, &bad).unwrap_err().contains("invalid"));
+        for root in ["config", "faults", "workload"] {
+            let whole = BTreeMap::from([(root.to_string(), serde_json::json!({"b": 2}))]);
+            let e = apply(&s, &whole).unwrap_err();
+            assert!(e.contains(&format!("'{root}' is an object")), "{e}");
+        }
     }
 }

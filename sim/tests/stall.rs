@@ -104,7 +104,7 @@ fn registry() -> Registry {
 
 fn scenario(how: &str) -> Scenario {
     Scenario::from_json(&format!(
-        r#"{{"name":"stuck","model":"stuck","nodes":3,"invariants":[],"safety_ms":1000,"liveness_ms":500,
+        r#"{{"name":"stuck","model":"stuck","nodes":3,"invariants":["no-dual-leaders"],"safety_ms":1000,"liveness_ms":500,
             "workload":{{"clients":0}},"config":{{"how":"{how}"}},
             "faults":{{"swarm":false,"partition":false,"partition_one_way":false,"link":false,"crash":false,"pause":false}}}}"#
     ))

@@ -58,7 +58,7 @@ impl Machine for Pinger {
 
 fn scenario() -> Scenario {
     Scenario::from_json(
-        r#"{"name":"toy","model":"toy","nodes":3,"invariants":[],"safety_ms":1000,"liveness_ms":500,
+        r#"{"name":"toy","model":"toy","nodes":3,"invariants":["no-dual-leaders"],"safety_ms":1000,"liveness_ms":500,
             "faults":{"swarm":false,"partition":false,"partition_one_way":false,"link":false,"crash":false,"pause":false}}"#,
     )
     .unwrap()
@@ -213,7 +213,7 @@ fn a_paused_node_drains_each_sender_in_order_but_the_senders_interleaved() {
     // A fixed delay and no chaos, so each sender's messages arrive in the
     // order they were sent.
     let s = Scenario::from_json(
-        r#"{"name":"toy","model":"toy","nodes":3,"invariants":[],"safety_ms":1000,"liveness_ms":500,
+        r#"{"name":"toy","model":"toy","nodes":3,"invariants":["no-dual-leaders"],"safety_ms":1000,"liveness_ms":500,
             "faults":{"swarm":false,"partition":false,"partition_one_way":false,"link":false,"crash":false,"pause":false,
                       "delay_ms_min":1,"delay_ms_max":1,"drop_probability_max":0.0,
                       "duplicate_probability_max":0.0,"reorder_probability_max":0.0}}"#,
@@ -275,7 +275,7 @@ impl Machine for Echo {
 
 fn echo_run(workload: &str, seed: u64) -> sim::RunOutcome {
     let s = Scenario::from_json(&format!(
-        r#"{{"name":"toy","model":"toy","nodes":3,"invariants":[],"safety_ms":1000,"liveness_ms":500,
+        r#"{{"name":"toy","model":"toy","nodes":3,"invariants":["no-dual-leaders"],"safety_ms":1000,"liveness_ms":500,
             "faults":{{"swarm":false,"partition":false,"partition_one_way":false,"link":false,"crash":false,"pause":false}},
             "workload":{workload}}}"#
     ))

@@ -9,6 +9,7 @@ mod mutate;
 mod reports;
 mod samples;
 mod scenarios;
+mod strict;
 mod values;
 
 /// Fails the case unless `msg` prints as one line.

@@ -93,7 +93,7 @@ fn scenario(model: &str, nodes: usize) -> crate::Scenario {
     let text = format!(
         r#"{{"name": "{model}", "model": "{model}", "nodes": {nodes},
             "workload": {{"clients": 0}}, "safety_ms": 2000, "liveness_ms": 100,
-            "invariants": [], "coverage": [], "expect": "pass"}}"#
+            "invariants": ["no-dual-leaders"], "coverage": [], "expect": "pass"}}"#
     );
     crate::Scenario::from_json(&text).expect("the bench scenario is valid")
 }

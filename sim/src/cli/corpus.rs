@@ -31,10 +31,9 @@ pub fn grow_from(
         let known = scenario(&sc.scenario, &sc.fingerprint);
         for (seed, f) in sc.tally.findings.iter().filter(|(_, f)| !f.expected) {
             // A scenario file the registry cannot name: the report holds it as it ran.
-            let s = known.clone().or_else(|| {
-                let report = f.report.as_ref()?;
-                crate::runner::load_report(reg, report).ok().map(|(_, s)| s)
-            });
+            let s = known
+                .clone()
+                .or_else(|| crate::runner::finding_report(reg, f, &sc.scenario, *seed, &rec.bugs).map(|(_, s)| s));
             match s {
                 Some(s) => candidates.push(Candidate {
                     scenario: s,

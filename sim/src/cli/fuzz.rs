@@ -76,7 +76,6 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         report_dir: Some(a.report_dir.clone()),
         determinism: a.determinism,
         judge_slice: a.judge_slice,
-        start_scenario: 0,
         reports: crate::runner::ReportCap {
             per_signature: if a.no_reports { 0 } else { a.max_reports },
             total: if a.no_reports { 0 } else { a.max_reports_total },
@@ -282,7 +281,7 @@ fn print(s: &FuzzRecord, json: bool) -> Exit {
                 t.pass,
                 t.expected,
                 t.unexpected,
-                sc.goals.len() - sc.coverage_missing.len(),
+                sc.goals.len().saturating_sub(sc.coverage_missing.len()),
                 sc.goals.len(),
                 match (sc.ok, s.deferred) {
                     (false, _) => "FAILED",

@@ -48,8 +48,11 @@ impl FaultProfile {
         ms("faults.skew_ms_max", self.skew_ms_max, 0)?;
         within("faults.drift_ppm_max", self.drift_ppm_max, 0..=DRIFT_PPM_MAX)?;
         ms("faults.clock_leap_ms", self.clock_leap_ms, 0)?;
-        for &node in &self.spared {
+        for (i, &node) in self.spared.iter().enumerate() {
             node_of("faults.spared", node, nodes)?;
+            if self.spared[..i].contains(&node) {
+                return Err(format!("faults.spared lists node {node} twice"));
+            }
         }
         Ok(())
     }

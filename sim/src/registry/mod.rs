@@ -300,7 +300,14 @@ impl Registry {
                 ));
             }
         }
-        (model.prepare)(scenario, bugs)
+        let runner = (model.prepare)(scenario, bugs)?;
+        if scenario.invariants.is_empty() {
+            return Err(format!(
+                "scenario {n}: invariants is empty, so only a panic could fail a run (name at least one of model {}'s)",
+                model.name
+            ));
+        }
+        Ok(runner)
     }
 
     /// What a scenario declares its runs may show without it being a

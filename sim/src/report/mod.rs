@@ -208,7 +208,7 @@ impl Report {
     }
 
     fn parse_checked(text: &str) -> Result<Report, String> {
-        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        let v: serde_json::Value = crate::strict::parse(text).map_err(|e| {
             if e.is_eof() {
                 format!("truncated report ({e})")
             } else {
@@ -237,18 +237,26 @@ impl Report {
             }
             None => return Err("not a dst report (no schema field)".into()),
         }
-        let r: Report = serde_json::from_value(v).map_err(|e| format!("invalid report: {e}"))?;
-        if let Some(w) = &r.window {
-            r.check_window(w)?;
-            return Ok(r);
-        }
-        let h = Trace::hash_of(&r.trace, crate::trace::TraceHash::of_schema(r.schema));
-        if h != r.trace_hash {
+        let r: Report = crate::strict::from_value(&v).map_err(|e| format!("invalid report: {e}"))?;
+        if !crate::hash::is_hex_hash(&r.trace_hash) {
             return Err(format!(
-                "trace does not match its hash (stored {}, computed {h}): the file was edited or cut",
-                r.trace_hash
+                "trace_hash {:?} is not a trace hash (16 hex digits)",
+                one_line(&r.trace_hash)
             ));
         }
+        match &r.window {
+            Some(w) => r.check_window(w)?,
+            None => {
+                let h = Trace::hash_of(&r.trace, crate::trace::TraceHash::of_schema(r.schema));
+                if h != r.trace_hash {
+                    return Err(format!(
+                        "trace does not match its hash (stored {}, computed {h}): the file was edited or cut",
+                        r.trace_hash
+                    ));
+                }
+            }
+        }
+        r.check_verdict()?;
         Ok(r)
     }
 }

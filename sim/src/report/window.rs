@@ -113,6 +113,60 @@ impl Report {
     }
 }
 
+impl Report {
+    /// Checks the verdict and the counts against the trace, before anything
+    /// is drawn or replayed from them: a verdict of the status it names, its
+    /// evidence inside the run (and kept, in a window), a trace numbered as
+    /// a run numbers it, and a window that is exactly what dst keeps around
+    /// that evidence. A hand-edited verdict or window fails one of these.
+    pub(super) fn check_verdict(&self) -> Result<(), String> {
+        use crate::world::Status;
+        let v = &self.verdict;
+        let events = self.window.as_ref().map_or(self.trace.len() as u64, |w| w.events);
+        if self.stats.events != events {
+            return Err(format!(
+                "stats.events is {} but the run had {events} events",
+                self.stats.events
+            ));
+        }
+        let named = v.invariant.as_deref().is_some_and(crate::one_line::is_one_line);
+        let wrong = match v.status {
+            Status::Pass => v.invariant.is_some() || v.message.is_some() || !v.evidence.is_empty(),
+            Status::Violation => !named,
+            Status::Error => v.invariant.is_some() || v.message.is_none(),
+        };
+        if wrong {
+            return Err(format!(
+                "the verdict {:?} does not fit its status (a pass names nothing, a violation its invariant, an error its message)",
+                v.status
+            ));
+        }
+        if let Some(e) = v.evidence.iter().find(|e| event_at(&self.trace, **e).is_none()) {
+            return Err(format!("evidence event {e} is not in the trace"));
+        }
+        match &self.window {
+            None => {
+                if let Some((n, e)) = self.trace.iter().enumerate().find(|(n, e)| e.i != *n as u64) {
+                    return Err(format!("trace event {n} is numbered {}", e.i));
+                }
+            }
+            // Older schemas kept windows by other rules; their evidence is
+            // checked above.
+            Some(w) if self.schema >= 5 => {
+                let want = kept(w.events, &v.evidence).into_iter().flat_map(|(a, b)| a..=b);
+                if !want.eq(self.trace.iter().map(|e| e.i)) {
+                    return Err(format!(
+                        "the trace window is not the one kept around the verdict's evidence in {} events",
+                        w.events
+                    ));
+                }
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    }
+}
+
 /// The event numbered `i` among `events` (a whole trace, or a window of one
 /// in order of `i`).
 pub fn event_at(events: &[Event], i: u64) -> Option<&Event> {

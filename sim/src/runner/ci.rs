@@ -124,6 +124,36 @@ fn esc(s: &str) -> String {
     out
 }
 
+/// Text for Markdown: on one line, with every character Markdown (and the
+/// HTML GitHub renders inside it) could read as markup escaped, so a
+/// scenario name or a failure line shows as written and cannot add links,
+/// images, tags or table cells to the job page.
+fn md_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in crate::one_line::one_line(s).chars() {
+        if c.is_ascii_punctuation() {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `s` as a Markdown code span: fenced by one backtick more than its
+/// longest run of them, padded so a backtick at either end stays inside,
+/// and with table pipes escaped (GitHub splits cells on them even there).
+fn md_code(s: &str) -> String {
+    let s = crate::one_line::one_line(s).replace('|', "\\|");
+    let mut run = 0;
+    let mut longest = 0;
+    for c in s.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    format!("{fence} {s} {fence}")
+}
+
 /// A Markdown summary for a CI job page (GitHub's `GITHUB_STEP_SUMMARY`).
 pub fn markdown(r: &FuzzRecord) -> String {
     let mut m = String::new();
@@ -140,7 +170,7 @@ pub fn markdown(r: &FuzzRecord) -> String {
         if r.bugs.is_empty() {
             String::new()
         } else {
-            format!(", bugs: {}", r.bugs.join(" "))
+            format!(", bugs: {}", md_text(&r.bugs.join(" ")))
         },
         if r.interrupted { ", interrupted" } else { "" }
     );
@@ -159,24 +189,24 @@ pub fn markdown(r: &FuzzRecord) -> String {
         let _ = writeln!(
             m,
             "| {} | {} | {} | {} | {} | {}/{} | {} |",
-            s.scenario,
+            md_text(&s.scenario),
             t.seeds,
             t.pass,
             t.expected,
             t.unexpected,
-            s.goals.len() - s.coverage_missing.len(),
+            s.goals.len().saturating_sub(s.coverage_missing.len()),
             s.goals.len(),
-            verdict.replace('|', "\\|")
+            md_text(&verdict)
         );
     }
     for s in &r.scenarios {
         for (seed, line) in &s.tally.failures {
             let _ = writeln!(
                 m,
-                "\n- `{}` seed {seed}: {}\n  replay: `{}`",
-                s.scenario,
-                line.replace('`', "'"),
-                replay_command(r, &s.scenario, *seed)
+                "\n- {} seed {seed}: {}\n  replay: {}",
+                md_code(&s.scenario),
+                md_text(line),
+                md_code(&replay_command(r, &s.scenario, *seed))
             );
         }
     }
@@ -188,5 +218,15 @@ mod tests {
     #[test]
     fn xml_text_is_escaped_and_stripped_of_what_xml_cannot_carry() {
         assert_eq!(super::esc("a<b & \"c\"\u{1}"), "a&lt;b &amp; &quot;c&quot;\u{FFFD}");
+    }
+
+    #[test]
+    fn markdown_text_and_code_show_as_written() {
+        assert_eq!(
+            super::md_text("a|b <img> [x](y)\n"),
+            "a\\|b \\<img\\> \\[x\\]\\(y\\)\\\\n"
+        );
+        assert_eq!(super::md_code("a`b``c|d"), "``` a`b``c\\|d ```");
+        assert_eq!(super::md_code("plain"), "` plain `");
     }
 }

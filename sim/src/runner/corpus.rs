@@ -51,7 +51,7 @@ pub fn corpus(registry: &Registry, path: impl AsRef<Path>) -> Result<Vec<CorpusL
     let mut wrong = Vec::new();
     for (i, raw) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let at = format!("{}:{}", path.display(), i + 1);
-        let line: CorpusLine = match serde_json::from_str(raw) {
+        let line: CorpusLine = match crate::strict::from_str(raw) {
             Ok(l) => l,
             Err(e) => {
                 wrong.push(format!("{at}: {e}"));

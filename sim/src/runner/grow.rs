@@ -101,7 +101,7 @@ fn read_corpus(path: &Path) -> Result<String, String> {
 fn signatures_in(text: &str, path: &Path) -> Result<BTreeSet<String>, String> {
     let mut known = BTreeSet::new();
     for (i, raw) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let line: CorpusLine = serde_json::from_str(raw).map_err(|e| {
+        let line: CorpusLine = crate::strict::from_str(raw).map_err(|e| {
             crate::one_line::one_line(&format!("corpus {}:{}: not a corpus line ({e})", path.display(), i + 1))
         })?;
         known.extend(line.signature);
@@ -185,7 +185,8 @@ fn line_for(
     let full = scratch.join(format!("{stem}.json"));
     let small = scratch.join(format!("{stem}.shrunk.json"));
     let result = (|| {
-        let report = match c.finding.report.as_ref().filter(|p| load_report(registry, p).is_ok()) {
+        let named = super::finding_report(registry, &c.finding, &c.scenario.name, c.seed, bugs);
+        let report = match named.and(c.finding.report.as_ref()) {
             Some(p) => p.clone(),
             None => {
                 let (out, ms) = run_seed(registry, &c.scenario, c.seed, bugs, None)?;

@@ -12,6 +12,7 @@
 //! sim::runner::corpus(&registry, "seeds/regression.jsonl").unwrap();
 //! ```
 
+pub mod audit;
 pub mod ci;
 pub mod claim;
 mod corpus;
@@ -212,6 +213,26 @@ pub fn load_report(registry: &Registry, path: &std::path::Path) -> Result<(crate
     report_scenario(registry, &r)
         .map(|s| (r, s))
         .map_err(|e| one_line(&format!("{}: {e}", path.display())))
+}
+
+/// The report a summary's finding names, if it is a report of that very
+/// finding: the scenario, seed and bug switches, the trace hash and the
+/// cause. A summary is data; the path it names is read only as a claim to
+/// check, never trusted to be what it says.
+pub fn finding_report(
+    registry: &Registry,
+    f: &Finding,
+    scenario: &str,
+    seed: u64,
+    bugs: &[String],
+) -> Option<(crate::report::Report, Scenario)> {
+    let (r, s) = load_report(registry, f.report.as_deref()?).ok()?;
+    let same = r.scenario == scenario
+        && r.seed == seed
+        && r.bugs == bugs
+        && r.trace_hash == f.trace_hash
+        && cause_of(&r.verdict, &r.trace) == f.cause;
+    same.then_some((r, s))
 }
 
 /// [`load_report`] with the whole trace, regenerated if the report is

@@ -137,7 +137,7 @@ impl FuzzRecord {
         let text = crate::files::read_input_text(path, crate::files::INPUT_BYTES_MAX)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let v: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| format!("{}: not a fuzz summary ({e})", path.display()))?;
+            crate::strict::parse(&text).map_err(|e| format!("{}: not a fuzz summary ({e})", path.display()))?;
         match v.get("format").and_then(|f| f.as_str()) {
             Some(FORMAT) => {}
             Some(f) => {
@@ -148,7 +148,8 @@ impl FuzzRecord {
             }
             None => return Err(format!("{}: not a fuzz summary (no format field)", path.display())),
         }
-        serde_json::from_value(v).map_err(|e| format!("{}: invalid fuzz summary ({e})", path.display()))
+        crate::strict::from_value(&v)
+            .map_err(|e| crate::one_line::one_line(&format!("{}: invalid fuzz summary ({e})", path.display())))
     }
 }
 
@@ -159,6 +160,9 @@ pub fn merge(records: &[(PathBuf, FuzzRecord)]) -> Result<FuzzRecord, String> {
     let Some((first_path, first)) = records.first() else {
         return Err("merge needs at least one summary".into());
     };
+    for (path, r) in records {
+        super::audit::check(r).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     let mut out = first.clone();
     let mut shards = vec![first.shard];
     for (path, r) in &records[1..] {

@@ -239,6 +239,7 @@ impl<'a> Reader<'a> {
                 None => return Err(self.unclosed(b'}', "map", opened)),
                 Some(b'}') => {
                     self.at += 1;
+                    self.distinct(entries.iter().map(|(k, _)| k), "map key")?;
                     return Ok(Edn::Map(entries));
                 }
                 Some(_) => {}
@@ -258,12 +259,26 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Refuses a value written twice where Clojure's reader does (map keys,
+    /// set members): equal as `=` takes them, so `1` and `1N` are one key.
+    fn distinct<'v>(&self, values: impl Iterator<Item = &'v Edn>, what: &str) -> Result<()> {
+        let mut seen = std::collections::BTreeSet::new();
+        for v in values {
+            if !seen.insert(v.canonical()) {
+                return Err(self.error(format!("duplicate {what} {}", v.brief())));
+            }
+        }
+        Ok(())
+    }
+
     fn dispatch(&mut self, depth: usize) -> Result<Edn> {
         let line = self.line;
         match self.peek_at(1) {
             Some(b'{') => {
                 self.at += 1;
-                self.items(b'}', "set", depth).map(Edn::Set)
+                let items = self.items(b'}', "set", depth)?;
+                self.distinct(items.iter(), "set member")?;
+                Ok(Edn::Set(items))
             }
             Some(b'#') => {
                 self.at += 2;
@@ -297,9 +312,11 @@ impl<'a> Reader<'a> {
                     });
                 }
                 match self.map(depth)? {
-                    Edn::Map(entries) => Ok(Edn::Map(
-                        entries.into_iter().map(|(k, v)| (qualify(&ns, k), v)).collect(),
-                    )),
+                    Edn::Map(entries) => {
+                        let entries: Vec<(Edn, Edn)> = entries.into_iter().map(|(k, v)| (qualify(&ns, k), v)).collect();
+                        self.distinct(entries.iter().map(|(k, _)| k), "map key")?;
+                        Ok(Edn::Map(entries))
+                    }
                     other => Ok(other),
                 }
             }

@@ -339,3 +339,14 @@ fn arbitrary_bytes_never_panic() {
         while let Ok(Some(_)) = r.next_form() {}
     }
 }
+
+#[test]
+fn duplicate_map_keys_and_set_members_are_refused_as_clojure_refuses_them() {
+    assert_eq!(err("{:a 1 :b 2 :a 3}").message, "duplicate map key :a");
+    assert_eq!(err("#{1 2 1N}").message, "duplicate set member 1");
+    assert_eq!(err("#{[1 2] (1 2)}").message, "duplicate set member (1 2)");
+    assert_eq!(err("#:x{:a 1 :x/a 2}").message, "duplicate map key :x/a");
+    assert!(err("[{:k 1}\n {:k 2 :k 3}]").line == 2);
+    one("{:a 1 \"a\" 2 a 3}");
+    one("#{1 1.0 \"1\" \\1}");
+}

@@ -295,9 +295,12 @@ impl Subject for SetSubject {
             (SetOp::Add(v), _) => show(v),
             (SetOp::Read, Some(SetOutput::Read(items))) => {
                 let mut items: Vec<String> = items.iter().map(show).collect();
-                // A set literal cannot hold an element twice.
-                let mut unique = items.clone();
-                unique.dedup();
+                // A set literal cannot hold an element twice, equal as
+                // Clojure's `=` takes them (`1` and `1N` are one element).
+                let unique: std::collections::BTreeSet<String> = items
+                    .iter()
+                    .map(|t| crate::lin::edn::read_one(t).map_or_else(|_| t.clone(), |e| e.canonical()))
+                    .collect();
                 if form % 2 == 1 {
                     items.reverse();
                 }

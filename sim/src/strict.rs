@@ -1,0 +1,236 @@
+//! JSON files dst reads back (reports, fuzz summaries, cursors, corpus
+//! lines, scenarios) are read as strictly as dst writes them: a key twice
+//! in one object, or a key no field of the type knows, is refused with its
+//! path. serde keeps the last of two equal keys and skips keys it does not
+//! know, so an edited or foreign file would otherwise read as something it
+//! does not say.
+
+use serde::de::{DeserializeOwned, DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
+use serde::Serialize;
+use serde_json::{Map, Number, Value};
+use std::fmt;
+
+/// Parses `text` as JSON, refusing an object that names a key twice.
+pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let v = NoDuplicates.deserialize(&mut de)?;
+    de.end()?;
+    Ok(v)
+}
+
+/// Reads `text` as a `T`: [`parse`], then the type, then [`unknown_key`].
+/// The error is serde's, or names the key.
+pub fn from_str<T: DeserializeOwned + Serialize>(text: &str) -> Result<T, String> {
+    from_value(&parse(text).map_err(|e| e.to_string())?)
+}
+
+/// [`from_str`] of a value already parsed with [`parse`].
+pub fn from_value<T: DeserializeOwned + Serialize>(v: &Value) -> Result<T, String> {
+    let typed = T::deserialize(v).map_err(|e| e.to_string())?;
+    match unknown_key::<T>(v, &typed) {
+        Some(path) => Err(format!("unknown field {path}")),
+        None => Ok(typed),
+    }
+}
+
+/// Probes past this many keys that the typed value does not write back
+/// are not tried: a file with that many is not one dst wrote.
+const PROBES_MAX: usize = 64;
+
+/// The path of the first key of `input` that `T` does not know, if any.
+///
+/// A key missing from `typed` written back is either unknown or a field
+/// left at its default (which dst does not write). To tell them apart
+/// without knowing `T`'s fields, the key's value is replaced by a boolean
+/// and then by a string: a field of any type refuses one of the two, an
+/// unknown key is skipped both times. A null is taken for an absent
+/// optional field, whatever the key.
+pub fn unknown_key<T: DeserializeOwned + Serialize>(input: &Value, typed: &T) -> Option<String> {
+    let back = serde_json::to_value(typed).ok()?;
+    let mut missing = Vec::new();
+    absent(input, &back, &mut Vec::new(), &mut missing);
+    for (n, path) in missing.iter().enumerate() {
+        if n == PROBES_MAX {
+            return Some(format!(
+                "{} (and {} more keys dst does not write)",
+                show(path),
+                missing.len() - n
+            ));
+        }
+        let takes = |probe: Value| {
+            let mut v = input.clone();
+            *at(&mut v, path) = probe;
+            T::deserialize(&v).is_ok()
+        };
+        if takes(Value::Bool(true)) && takes(Value::String("\u{1}".into())) {
+            return Some(show(path));
+        }
+    }
+    None
+}
+
+#[derive(Clone)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// Paths of non-null keys in `input` that `back` lacks.
+fn absent(input: &Value, back: &Value, path: &mut Vec<Seg>, out: &mut Vec<Vec<Seg>>) {
+    match (input, back) {
+        (Value::Object(i), Value::Object(b)) => {
+            for (k, v) in i {
+                path.push(Seg::Key(k.clone()));
+                match b.get(k) {
+                    Some(bv) => absent(v, bv, path, out),
+                    None if !v.is_null() => out.push(path.clone()),
+                    None => {}
+                }
+                path.pop();
+            }
+        }
+        (Value::Array(i), Value::Array(b)) => {
+            for (n, (v, bv)) in i.iter().zip(b).enumerate() {
+                path.push(Seg::Index(n));
+                absent(v, bv, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+fn at<'a>(v: &'a mut Value, path: &[Seg]) -> &'a mut Value {
+    path.iter().fold(v, |v, s| match s {
+        Seg::Key(k) => &mut v[k.as_str()],
+        Seg::Index(n) => &mut v[*n],
+    })
+}
+
+fn show(path: &[Seg]) -> String {
+    let mut s = String::new();
+    for seg in path {
+        match seg {
+            Seg::Key(k) if s.is_empty() => s.push_str(&format!("{k:?}")),
+            Seg::Key(k) => s.push_str(&format!(".{k:?}")),
+            Seg::Index(n) => s.push_str(&format!("[{n}]")),
+        }
+    }
+    crate::one_line::one_line(&s)
+}
+
+/// Builds a [`Value`] as serde_json does, but refuses a repeated key.
+struct NoDuplicates;
+
+impl<'de> DeserializeSeed<'de> for NoDuplicates {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NoDuplicates {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::Number(n.into()))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::Number(n.into()))
+    }
+    fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Value, E> {
+        Number::from_f64(n)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("a number JSON cannot hold"))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_owned()))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element_seed(NoDuplicates)? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if out.contains_key(&k) {
+                return Err(A::Error::custom(format!(
+                    "duplicate key {}",
+                    crate::one_line::one_line(&format!("{k:?}"))
+                )));
+            }
+            let v = map.next_value_seed(NoDuplicates)?;
+            out.insert(k, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Outer {
+        a: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        b: Option<u64>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        c: Vec<Inner>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        d: bool,
+        #[serde(default)]
+        free: Value,
+    }
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Inner {
+        x: String,
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_at_any_depth() {
+        assert!(parse(r#"{"a": 1, "b": {"x": [1, {"y": 2}]}}"#).is_ok());
+        let e = parse(r#"{"a": 1, "b": {"x": [1, {"y": 2, "y": 3}]}}"#).unwrap_err();
+        assert!(e.to_string().contains("duplicate key \"y\""), "{e}");
+        assert!(parse(r#"{"a": 1, "a": 1}"#).is_err());
+        assert!(parse(r#"{"a": 1} x"#).is_err());
+    }
+
+    #[test]
+    fn unknown_keys_are_named_and_defaults_written_out_are_not() {
+        let ok = |t: &str| from_str::<Outer>(t).unwrap();
+        ok(r#"{"a": 1}"#);
+        ok(r#"{"a": 1, "b": null, "c": [], "d": false, "free": {"anything": 1}}"#);
+        ok(r#"{"a": 1, "zzz": null}"#);
+        let err = |t: &str| from_str::<Outer>(t).unwrap_err();
+        assert_eq!(err(r#"{"a": 1, "zzz": 1}"#), "unknown field \"zzz\"");
+        assert_eq!(err(r#"{"a": 1, "zzz": true}"#), "unknown field \"zzz\"");
+        assert_eq!(
+            err(r#"{"a": 1, "c": [{"x": "q"}, {"x": "r", "y\n": []}]}"#),
+            "unknown field \"c\"[1].\"y\\n\""
+        );
+    }
+}
