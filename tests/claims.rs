@@ -6,25 +6,12 @@
 //! the safe reading; and text from files reaches the terminal and the CI
 //! job page as text, never as control sequences or markup.
 
+mod support;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dst-claims-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn dst(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dst"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .output()
-        .unwrap()
-}
+use support::{dst, scratch};
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
@@ -70,7 +57,7 @@ fn bug_summary(dir: &Path) -> PathBuf {
 
 #[test]
 fn merge_refuses_a_summary_whose_numbers_do_not_add_up() {
-    let dir = scratch("numbers");
+    let dir = scratch("claims", "numbers");
     let s = bug_summary(&dir);
     let good = json(&s);
     let o = dst(&dir, &["merge", "s.json"]);
@@ -147,7 +134,7 @@ fn merge_refuses_a_summary_whose_numbers_do_not_add_up() {
 
 #[test]
 fn text_from_a_summary_reaches_the_terminal_and_the_job_page_as_text() {
-    let dir = scratch("escape");
+    let dir = scratch("claims", "escape");
     let s = bug_summary(&dir);
     let mut v = json(&s);
     let hostile = "\u{1b}]0;owned\u{7}\u{1b}[2J<img src=x onerror=alert(1)>|`x`";
@@ -190,7 +177,7 @@ fn limit_file(dir: &Path) -> PathBuf {
 
 #[test]
 fn a_summary_pointing_a_finding_at_another_seeds_report_does_not_make_its_corpus_line() {
-    let dir = scratch("corpus");
+    let dir = scratch("claims", "corpus");
     let file = limit_file(&dir);
     let o = dst(
         &dir,
@@ -240,7 +227,7 @@ fn a_summary_pointing_a_finding_at_another_seeds_report_does_not_make_its_corpus
 
 #[test]
 fn a_report_with_a_key_twice_an_unknown_key_or_a_hash_that_is_not_one_is_refused() {
-    let dir = scratch("report");
+    let dir = scratch("claims", "report");
     let o = dst(
         &dir,
         &[
@@ -286,7 +273,7 @@ fn a_report_with_a_key_twice_an_unknown_key_or_a_hash_that_is_not_one_is_refused
                 v["verdict"]["status"] = "pass".into();
                 v.to_string()
             },
-            "does not fit its status",
+            "the verdict is a pass, yet names",
         ),
         (
             {
@@ -307,7 +294,7 @@ fn a_report_with_a_key_twice_an_unknown_key_or_a_hash_that_is_not_one_is_refused
 
 #[test]
 fn a_cursor_with_a_key_it_never_holds_is_refused() {
-    let dir = scratch("cursor");
+    let dir = scratch("claims", "cursor");
     let args = [
         "fuzz",
         "raft-crash-restart",
@@ -326,7 +313,7 @@ fn a_cursor_with_a_key_it_never_holds_is_refused() {
 
 #[test]
 fn scenario_lists_that_say_nothing_or_say_it_twice_are_refused() {
-    let dir = scratch("lists");
+    let dir = scratch("claims", "lists");
     let base = json(Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/scenarios/cluster-boot.json"

@@ -6,16 +6,12 @@
 //! line; and the command printed to run a failing seed again names the
 //! scenario the way it was given.
 
+mod support;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dst-data-names-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use support::{dst, scratch};
 
 /// A scenario file of a documented limit that most seeds show, declared to
 /// pass, so its failing seeds are unexpected; named `name`.
@@ -31,15 +27,6 @@ fn scenario_file(dir: &Path, name: &str) -> PathBuf {
     let path = dir.join("my scenario.json");
     std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
     path
-}
-
-fn dst(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dst"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .output()
-        .unwrap()
 }
 
 fn fuzz_file(dir: &Path, file: &Path, extra: &[&str]) -> Output {
@@ -63,7 +50,7 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn a_scenario_name_that_is_a_path_writes_its_reports_inside_the_report_folder() {
-    let root = scratch("paths");
+    let root = scratch("data-names", "paths");
     let work = root.join("work");
     std::fs::create_dir_all(&work).unwrap();
     for name in ["../../escaped", "/tmp/absolute-escape", "..", "a/b/c"] {
@@ -97,7 +84,7 @@ fn a_scenario_name_that_is_a_path_writes_its_reports_inside_the_report_folder() 
 
 #[test]
 fn the_replay_hint_of_a_scenario_file_names_the_file() {
-    let dir = scratch("hint");
+    let dir = scratch("data-names", "hint");
     let file = scenario_file(&dir, "mine");
     let o = fuzz_file(&dir, &file, &["--no-reports"]);
     let out = String::from_utf8_lossy(&o.stdout);
@@ -115,7 +102,7 @@ fn the_replay_hint_of_a_scenario_file_names_the_file() {
 
 #[test]
 fn a_scenario_name_with_control_characters_is_refused() {
-    let dir = scratch("controls");
+    let dir = scratch("data-names", "controls");
     for name in ["\u{1b}[31mred", "two\nlines", " padded", ""] {
         let file = scenario_file(&dir, name);
         let o = dst(&dir, &["run", file.to_str().unwrap()]);
@@ -131,7 +118,7 @@ fn a_scenario_name_with_control_characters_is_refused() {
 /// failure of its own: every one of their lines is in the file at the end.
 #[test]
 fn concurrent_campaigns_growing_one_corpus_lose_no_line() {
-    let dir = scratch("corpus");
+    let dir = scratch("data-names", "corpus");
     let n = 20;
     let files: Vec<PathBuf> = (0..n)
         .map(|i| {
@@ -211,7 +198,7 @@ fn refused(dir: &Path, args: &[&str], says: &str) {
 
 #[test]
 fn an_output_over_an_input_or_another_output_is_refused() {
-    let d = scratch("clash");
+    let d = scratch("data-names", "clash");
     std::fs::create_dir_all(d.join("sub")).unwrap();
     let o = dst(
         &d,
@@ -258,7 +245,7 @@ fn an_output_over_an_input_or_another_output_is_refused() {
 /// once: reading one would block forever or never end.
 #[test]
 fn an_input_that_would_block_or_never_end_is_refused() {
-    let d = scratch("blocking");
+    let d = scratch("data-names", "blocking");
     let fifo = d.join("fifo.json");
     let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(made.success());
@@ -305,7 +292,7 @@ fn an_input_that_would_block_or_never_end_is_refused() {
 /// a warning and the campaign's own verdict stands.
 #[test]
 fn a_job_summary_that_is_a_fifo_or_a_link_is_not_written() {
-    let d = scratch("step-summary");
+    let d = scratch("data-names", "step-summary");
     let fifo = d.join("fifo.md");
     if !Command::new("mkfifo").arg(&fifo).status().unwrap().success() {
         eprintln!("skipped: no mkfifo here");

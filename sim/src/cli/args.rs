@@ -271,9 +271,14 @@ pub struct SearchArgs {
     /// Also run as many plain seeds in the same batches and compare coverage.
     #[arg(long)]
     pub compare: bool,
-    /// Stop at the first violation.
+    /// Stop at the first find: a violation that is not a limit the
+    /// scenario documents (each side, with --compare).
     #[arg(long)]
     pub stop: bool,
+    /// Count a stall or an exhausted event budget as a find (for --stop
+    /// and the first find); by default stalls are counted apart.
+    #[arg(long)]
+    pub stalls_are_finds: bool,
     #[arg(long, default_value = "reports")]
     pub report_dir: PathBuf,
     #[command(flatten)]

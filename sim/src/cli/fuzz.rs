@@ -245,6 +245,16 @@ pub(crate) fn check_targets(out: &VerdictOut) -> Result<(), String> {
         .try_for_each(|p| crate::files::refuse_special(p))
 }
 
+/// Up to ten seeds, and how many more there are: a count and its list
+/// never disagree.
+fn listed(seeds: &[u64]) -> String {
+    let mut shown: Vec<String> = seeds.iter().take(10).map(|s| s.to_string()).collect();
+    if seeds.len() > 10 {
+        shown.push(format!("and {} more", seeds.len() - 10));
+    }
+    shown.join(" ")
+}
+
 fn print(s: &FuzzRecord, json: bool) -> Exit {
     if json {
         crate::outln!("{}", serde_json::to_string(s).unwrap_or_default());
@@ -305,11 +315,23 @@ fn print(s: &FuzzRecord, json: bool) -> Exit {
                 );
             }
             if t.undecided > 0 {
-                let shown: Vec<String> = t.undecided_seeds.iter().take(10).map(|s| s.to_string()).collect();
                 crate::outln!(
                     "      {} seeds passed undecided (a check ran out of budget): {}",
                     t.undecided,
-                    shown.join(" ")
+                    listed(&t.undecided_seeds)
+                );
+            }
+            let stalls: Vec<u64> = t
+                .findings
+                .iter()
+                .filter(|(_, f)| f.cause.is_none())
+                .map(|(s, _)| *s)
+                .collect();
+            if !stalls.is_empty() {
+                crate::outln!(
+                    "      {} seeds stalled or ran out of their event budget (no invariant failed): {}",
+                    stalls.len(),
+                    listed(&stalls)
                 );
             }
             for seed in t.failing_seeds.iter().take(10) {

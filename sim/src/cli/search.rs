@@ -29,6 +29,7 @@ pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
         style: a.style.style(),
         compare: a.compare,
         stop_at_first: a.stop,
+        stalls_are_finds: a.stalls_are_finds,
         passed_over: Vec::new(),
     };
     let quiet = a.json;
@@ -109,18 +110,22 @@ pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
 
 fn line(name: &str, side: &Side) {
     crate::outln!(
-        "  {name}: {} runs ({:.1} s of runs), {} features ({} abstract states, {} transitions), {} violations ({} unexpected), first: {}",
+        "  {name}: {} runs ({:.1} s of runs), {} features ({} abstract states, {} transitions), {} violations, {} stalls ({} unexpected in all), first find: {}",
         side.runs,
         side.run_seconds,
         side.features,
         side.states,
         side.transitions,
         side.violations,
+        side.stalls,
         side.unexpected,
         side.first_violation
             .as_ref()
             .map_or("none".to_string(), |(run, cause)| format!("run {run} ({cause})"))
     );
+    if let Some((run, message)) = &side.first_stall {
+        crate::outln!("    first stall: run {run}: {message}");
+    }
     if !side.by_cause.is_empty() {
         let causes: Vec<String> = side
             .by_cause

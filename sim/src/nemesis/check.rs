@@ -65,9 +65,20 @@ fn node_of(field: &str, node: NodeId, nodes: usize) -> Result<(), String> {
 /// Checks that every entry of `plan` names only nodes `0..nodes` and
 /// durations within [`bounds::TIME_MS_MAX`]: a report's plan may have been
 /// edited by hand, and the world would panic on a node it does not have.
-pub fn check_plan(plan: &[PlanEntry], nodes: usize) -> Result<(), String> {
+/// Nor may it crash or pause a node the scenario spares: what a scenario
+/// claims may rest on those nodes staying up (an owner that is always
+/// there to take a partition over), and no drawn, searched or shrunk plan
+/// touches them.
+pub fn check_plan(plan: &[PlanEntry], nodes: usize, spared: &[NodeId]) -> Result<(), String> {
     for (i, e) in plan.iter().enumerate() {
         check_action(&e.action, nodes).map_err(|err| format!("plan[{i}].{err}"))?;
+        if let Action::Crash { node } | Action::Pause { node, .. } = &e.action {
+            if spared.contains(node) {
+                return Err(format!(
+                    "plan[{i}] stops node {node}, which the scenario spares (faults.spared)"
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -130,19 +141,30 @@ mod tests {
     fn a_plan_naming_a_node_the_cluster_lacks_is_refused_with_its_position() {
         let plan = vec![entry(Action::Heal), entry(Action::Crash { node: 99 })];
         assert_eq!(
-            check_plan(&plan, 3).unwrap_err(),
+            check_plan(&plan, 3, &[]).unwrap_err(),
             "plan[1].node = 99 is out of range 0..=2"
         );
         let cut = vec![entry(Action::Partition {
             groups: vec![vec![0], vec![1, 7]],
         })];
-        assert!(check_plan(&cut, 3).unwrap_err().starts_with("plan[0].groups = 7"));
+        assert!(check_plan(&cut, 3, &[]).unwrap_err().starts_with("plan[0].groups = 7"));
         let pause = vec![entry(Action::Pause { node: 0, ms: u64::MAX })];
-        assert!(check_plan(&pause, 3).unwrap_err().starts_with("plan[0].ms = "));
+        assert!(check_plan(&pause, 3, &[]).unwrap_err().starts_with("plan[0].ms = "));
         let drawn = FaultProfile::default();
         let mut rng = crate::rng::stream(1, crate::rng::Stream::Plan);
         let draw = drawn.draw(&mut rng);
-        assert!(check_plan(&drawn.plan(&draw, 5, 10_000_000_000, &mut rng), 5).is_ok());
+        assert!(check_plan(&drawn.plan(&draw, 5, 10_000_000_000, &mut rng), 5, &[]).is_ok());
+        let spared = FaultProfile {
+            spared: vec![0, 2],
+            ..FaultProfile::default()
+        };
+        let draw = spared.draw(&mut rng);
+        assert!(check_plan(&spared.plan(&draw, 5, 10_000_000_000, &mut rng), 5, &spared.spared).is_ok());
+        let crash = vec![entry(Action::Restart { node: 2 }), entry(Action::Crash { node: 2 })];
+        assert_eq!(
+            check_plan(&crash, 3, &[2]).unwrap_err(),
+            "plan[1] stops node 2, which the scenario spares (faults.spared)"
+        );
     }
 
     #[test]

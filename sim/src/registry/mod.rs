@@ -420,7 +420,8 @@ impl Registry {
         let scenario = &scenario.drawn(seed)?;
         let runner = self.prepare(scenario, bugs)?;
         if let Some(plan) = &fixed.plan {
-            crate::nemesis::check_plan(plan, scenario.nodes).map_err(|e| format!("scenario {}: {e}", scenario.name))?;
+            crate::nemesis::check_plan(plan, scenario.nodes, &scenario.faults.spared)
+                .map_err(|e| format!("scenario {}: {e}", scenario.name))?;
         }
         let spec = RunSpec {
             scenario,

@@ -131,15 +131,14 @@ impl Report {
         }
         let named = v.invariant.as_deref().is_some_and(crate::one_line::is_one_line);
         let wrong = match v.status {
-            Status::Pass => v.invariant.is_some() || v.message.is_some() || !v.evidence.is_empty(),
-            Status::Violation => !named,
-            Status::Error => v.invariant.is_some() || v.message.is_none(),
+            Status::Pass => (v.invariant.is_some() || v.message.is_some() || !v.evidence.is_empty())
+                .then_some("a pass, yet names an invariant, a message or evidence"),
+            Status::Violation => (!named).then_some("a violation of no invariant"),
+            Status::Error => (v.invariant.is_some() || v.message.is_none())
+                .then_some("an error, yet names an invariant or no message"),
         };
-        if wrong {
-            return Err(format!(
-                "the verdict {:?} does not fit its status (a pass names nothing, a violation its invariant, an error its message)",
-                v.status
-            ));
+        if let Some(what) = wrong {
+            return Err(format!("the verdict is {what}: the file was edited"));
         }
         if let Some(e) = v.evidence.iter().find(|e| event_at(&self.trace, **e).is_none()) {
             return Err(format!("evidence event {e} is not in the trace"));

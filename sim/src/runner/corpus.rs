@@ -86,7 +86,7 @@ fn run_line(registry: &Registry, line: &CorpusLine) -> Result<crate::world::RunO
         .map_err(|e| crate::one_line::one_line(&format!("the line's case is not a scenario: {e}")))?;
     registry
         .validate(&scenario, &line.bugs)
-        .and_then(|_| crate::nemesis::check_plan(&case.plan, scenario.nodes))
+        .and_then(|_| crate::nemesis::check_plan(&case.plan, scenario.nodes, &scenario.faults.spared))
         .map_err(|e| crate::one_line::one_line(&e))?;
     let fixed = crate::world::Overrides {
         plan: Some(case.plan.clone()),

@@ -301,7 +301,7 @@ pub fn report_scenario(registry: &Registry, r: &crate::report::Report) -> Result
         .map_err(|e| one_line(&format!("the report's scenario is invalid: {e}")))?;
     registry
         .validate(&scenario, &r.bugs)
-        .and_then(|_| crate::nemesis::check_plan(&r.plan, scenario.nodes))
+        .and_then(|_| crate::nemesis::check_plan(&r.plan, scenario.nodes, &scenario.faults.spared))
         .map_err(|e| one_line(&e))?;
     Ok(scenario)
 }

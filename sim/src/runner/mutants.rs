@@ -38,6 +38,9 @@ pub struct Hunt {
     /// Seeds that broke only what the scenario declares (another bug of
     /// the same release, a documented limit), passed over in the hunt.
     pub passed_over: u64,
+    /// Seeds that stalled or ran out of their event budget: not the bug
+    /// showing through its invariant, so counted apart and passed over.
+    pub stall_seeds: Vec<u64>,
     pub wall_ms: u64,
     pub report: Option<PathBuf>,
     pub error: Option<String>,
@@ -259,6 +262,7 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path, style: 
         found_by: None,
         seeds: 0,
         passed_over: 0,
+        stall_seeds: Vec::new(),
         wall_ms: 0,
         report: None,
         error: None,
@@ -288,7 +292,10 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path, style: 
         if out.verdict.status == Status::Pass {
             continue;
         }
-        let cause = outcome::cause(&out).unwrap_or_else(|| "error".into());
+        let Some(cause) = outcome::cause(&out) else {
+            h.stall_seeds.push(seed);
+            continue;
+        };
         if skip.contains(&cause) {
             h.passed_over += 1;
             continue;

@@ -15,7 +15,7 @@ pub mod mutate;
 use crate::registry::Registry;
 use crate::rng::{stream, Stream};
 use crate::runner::{self, pool, run_seed_with, Class};
-use crate::scenario::Scenario;
+use crate::scenario::{Expect, Scenario};
 use crate::world::{Overrides, RunOutcome, Status};
 use features::Features;
 use mutate::{mutate, Candidate, Space};
@@ -42,8 +42,12 @@ pub struct SearchOptions {
     pub style: crate::report::Style,
     /// Also run plain seeds, as many, in the same batches.
     pub compare: bool,
-    /// Stop once each side has found a violation.
+    /// Stop once each side has a find (see [`Side::first_violation`]).
     pub stop_at_first: bool,
+    /// Count a run that stalled or ran out of its event budget as a find,
+    /// for `stop_at_first` and the first find; by default it is counted
+    /// apart, as what it is.
+    pub stalls_are_finds: bool,
     /// Causes that do not count as a finding (what the scenario declares
     /// besides the bug hunted): the search goes on past them.
     pub passed_over: Vec<String>,
@@ -62,6 +66,7 @@ impl SearchOptions {
             style: crate::report::Style::default(),
             compare: false,
             stop_at_first: false,
+            stalls_are_finds: false,
             passed_over: Vec::new(),
         }
     }
@@ -70,6 +75,9 @@ impl SearchOptions {
 /// One side of a campaign (guided or plain).
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Side {
+    /// "guided" or "plain": what its reports are named after.
+    #[serde(skip)]
+    pub name: &'static str,
     pub runs: u64,
     /// Time spent running this side's runs, summed over threads.
     pub run_seconds: f64,
@@ -77,9 +85,17 @@ pub struct Side {
     /// Of the features, distinct abstract states and transitions.
     pub states: usize,
     pub transitions: usize,
-    /// Run number (1-based) of the first violation, and what it was.
+    /// Run number (1-based) of the first find, and what it was: a
+    /// violation the scenario does not declare as a documented limit (nor
+    /// the campaign as passed over), or with `stalls_are_finds` a stall.
     pub first_violation: Option<(u64, String)>,
+    /// Runs that ended in a violation or a panic.
     pub violations: u64,
+    /// Runs that ended without a verdict of the invariants: a stall, an
+    /// exhausted event budget (a livelock of the model, or a harness limit).
+    pub stalls: u64,
+    /// The first of them: run number and what ended it.
+    pub first_stall: Option<(u64, String)>,
     /// Per cause (an invariant, `panic`, `error`): the violating runs and
     /// the run number of the first, so that a campaign over a release with
     /// several bugs says which it reached and when.
@@ -210,8 +226,14 @@ pub fn search(
     // The first runs are plain seeds: the corpus starts from what they reach.
     let initial = batch.min(opts.runs).max(1);
     let mut corpus: Vec<Entry> = Vec::new();
-    let mut guided = Side::default();
-    let mut plain = opts.compare.then(Side::default);
+    let mut guided = Side {
+        name: "guided",
+        ..Side::default()
+    };
+    let mut plain = opts.compare.then(|| Side {
+        name: "plain",
+        ..Side::default()
+    });
     let mut curve = Vec::new();
     let plain_base = opts.seed.wrapping_mul(1_000_003).wrapping_add(1 << 40);
     while guided.runs < opts.runs
@@ -429,36 +451,58 @@ fn record(
     if out.verdict.status == Status::Pass {
         return Ok(());
     }
-    side.violations += 1;
     let class = registry.classify(out, scenario, &opts.bugs);
     if class == Class::Unexpected {
         side.unexpected += 1;
     }
-    let cause = runner::cause(out).unwrap_or_else(|| "error".into());
+    let stalled = runner::cause(out).is_none();
+    let cause = runner::cause(out).unwrap_or_else(|| STALL.into());
     let count = side.by_cause.entry(cause.clone()).or_insert(CauseCount {
         runs: 0,
         first_run: side.runs,
     });
     count.runs += 1;
-    if side.first_violation.is_none() && !opts.passed_over.contains(&cause) {
-        side.first_violation = Some((side.runs, cause));
-        if let Some(dir) = &opts.report_dir {
-            let name = format!(
-                "{}-search-{}-run-{}.json",
-                crate::files::name_from_data(&scenario.name),
-                opts.seed,
-                side.runs
-            );
-            let path = opts.style.path(dir.join(name));
-            runner::report(
-                registry, out, class, scenario, out.seed, &opts.bugs, wall_ms, &path, opts.style,
-            )?
-            .write(&path)?;
-            side.reports.push(path);
+    let mut what = None;
+    if stalled {
+        side.stalls += 1;
+        if side.first_stall.is_none() {
+            let message = out.verdict.message.clone().unwrap_or_default();
+            side.first_stall = Some((side.runs, crate::one_line::one_line(&message)));
+            what = Some("stall");
         }
+    } else {
+        side.violations += 1;
+    }
+    // A documented limit is what the scenario says its runs may show: a
+    // campaign that stops at it stops at nothing it was looking for.
+    let limit = matches!(&scenario.expect, Expect::Violation(id) if *id == cause);
+    let finds = !limit && !opts.passed_over.contains(&cause) && (!stalled || opts.stalls_are_finds);
+    if side.first_violation.is_none() && finds {
+        side.first_violation = Some((side.runs, cause));
+        what = Some("find");
+    }
+    if let (Some(what), Some(dir)) = (what, &opts.report_dir) {
+        // Each side and kind names its own file: the two sides of a
+        // comparison often first find at the same run number.
+        let name = format!(
+            "{}-search-{}-{}-{what}-run-{}.json",
+            crate::files::name_from_data(&scenario.name),
+            opts.seed,
+            side.name,
+            side.runs
+        );
+        let path = opts.style.path(dir.join(name));
+        runner::report(
+            registry, out, class, scenario, out.seed, &opts.bugs, wall_ms, &path, opts.style,
+        )?
+        .write(&path)?;
+        side.reports.push(path);
     }
     Ok(())
 }
+
+/// The cause a run that ended without a verdict counts under.
+pub const STALL: &str = "stall";
 
 #[cfg(test)]
 mod tests {
