@@ -6,6 +6,7 @@
 mod binary;
 mod histories;
 mod mutate;
+mod paths;
 mod reports;
 mod samples;
 mod scenarios;

@@ -70,8 +70,19 @@ pub fn report_path(dir: &Path, scenario: &str, seed: u64, bugs: &[String]) -> Pa
         name.push('-');
         name.push_str(&crate::files::name_from_data(b));
     }
+    // File systems refuse names past 255 bytes; several long bug names
+    // would pass that. The cut name keeps a hash of the whole one, so two
+    // long names still name two files.
+    if name.len() > REPORT_NAME_MAX {
+        let hash = crate::hash::stable_hash(&name);
+        name.truncate(REPORT_NAME_MAX - 17);
+        name.push_str(&format!("-{hash:016x}"));
+    }
     dir.join(format!("{name}.json"))
 }
+
+/// Bytes of a report's file name before `.json` (and `.gz`, `.shrunk`).
+const REPORT_NAME_MAX: usize = 200;
 
 /// The report of a run; `class` is what [`classify`] made of it, `style`
 /// whether it keeps the whole trace. `scenario` is the one the run ran
