@@ -6,6 +6,7 @@
 mod binary;
 mod histories;
 mod mutate;
+mod outputs;
 mod paths;
 mod reports;
 mod samples;

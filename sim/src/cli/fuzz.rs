@@ -345,7 +345,7 @@ fn print(s: &FuzzRecord, json: bool) -> Exit {
             }
             if t.reports_withheld > 0 {
                 crate::outln!(
-                    "      {} failing seeds have no report (caps: --max-reports, --max-reports-total, --min-free); `dst run` with the seed writes one",
+                    "      {} failing seeds have no report (--no-reports, or the caps --max-reports, --max-reports-total, --min-free); `dst run` with the seed writes one",
                     t.reports_withheld
                 );
             }
