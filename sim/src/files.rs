@@ -10,8 +10,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// folder (so the rename cannot cross file systems), then renamed over the
 /// target. Creates the folder. A target that exists and is not a regular
 /// file (a symlink, a FIFO, a device, a folder) is refused, since replacing
-/// it would silently destroy what a user put there. The error is one line.
+/// it would silently destroy what a user put there, except the null device,
+/// which takes the bytes and keeps nothing (`--summary /dev/null`). The
+/// error is one line.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if is_null_device(path) {
+        return Ok(());
+    }
     refuse_special(path)?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
     if let Some(dir) = dir {
@@ -24,7 +29,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     }
     let tmp = temp_name(path);
     crate::interrupt::track(tmp.clone());
-    let written = write_new(&tmp, bytes)
+    let written = write_new(&tmp, path, bytes)
         .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display())));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -115,6 +120,10 @@ pub fn distinct(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Result<(
     let ins: Vec<FileId> = inputs.iter().map(|(_, p)| file_id(p)).collect();
     let outs: Vec<FileId> = outputs.iter().map(|(_, p)| file_id(p)).collect();
     for (i, (what, p)) in outputs.iter().enumerate() {
+        // Any number of outputs may be thrown away.
+        if is_null_device(p) {
+            continue;
+        }
         if let Some(j) = ins.iter().position(|id| *id == outs[i]) {
             return Err(format!(
                 "{what} {} is the {} it reads: refusing to write over it",
@@ -151,7 +160,7 @@ pub fn refuse_special(path: &Path) -> Result<(), String> {
         return Ok(());
     };
     let ft = m.file_type();
-    if ft.is_file() {
+    if ft.is_file() || is_null_device(path) {
         return Ok(());
     }
     let what = if ft.is_symlink() {
@@ -162,6 +171,17 @@ pub fn refuse_special(path: &Path) -> Result<(), String> {
         "not a regular file"
     };
     Err(format!("refusing to write {}: it exists and is {what}", path.display()))
+}
+
+/// Whether `path` (through any links) is the null device: the one special
+/// file an output may name, since writing there blocks nothing, replaces
+/// nothing and keeps nothing.
+pub fn is_null_device(path: &Path) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let (Ok(m), Ok(null)) = (std::fs::metadata(path), std::fs::metadata("/dev/null")) else {
+        return false;
+    };
+    m.file_type().is_char_device() && null.file_type().is_char_device() && m.rdev() == null.rdev()
 }
 
 /// A hidden name next to `path`, unique within this process and across
@@ -176,8 +196,9 @@ fn temp_name(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()))
 }
 
-fn write_new(tmp: &Path, bytes: &[u8]) -> Result<(), String> {
-    let err = |e: std::io::Error| format!("cannot write {}: {e}", tmp.display());
+/// Writes `tmp` for `target`: errors name the target, the file the user asked for.
+fn write_new(tmp: &Path, target: &Path, bytes: &[u8]) -> Result<(), String> {
+    let err = |e: std::io::Error| format!("cannot write {}: {e}", target.display());
     // create_new: never follow a link someone placed at the temporary name.
     let mut f = std::fs::OpenOptions::new()
         .write(true)

@@ -36,6 +36,13 @@ pub fn install() {
     ONCE.call_once(|| {
         // Fails only if the program installed its own handler: then that one rules.
         let _ = ctrlc::set_handler(on_signal);
+        // A file-size limit (`ulimit -f`) would otherwise kill the process
+        // mid-write with its temporary file left behind; ignored, the write
+        // fails with EFBIG and is reported as any other write error.
+        // SAFETY: SIG_IGN needs no handler code and no state.
+        unsafe {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+        }
     });
 }
 

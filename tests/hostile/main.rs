@@ -4,6 +4,7 @@
 //! refusal exits 2 with that one line on stderr and writes nothing.
 
 mod binary;
+mod files;
 mod histories;
 mod mutate;
 mod outputs;
