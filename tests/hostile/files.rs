@@ -3,6 +3,7 @@
 //! folder, through links and `..`); every output written past a file-size
 //! limit; campaigns started together on one corpus or one cursor.
 
+use crate::fixtures::{folder, scenario_file};
 use crate::mutate::config;
 use proptest::prelude::*;
 use serde_json::Value;
@@ -72,14 +73,9 @@ fn listing(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 /// A folder holding one of each kind of input dst reads: a scenario, a
 /// passing report, a failing one, a campaign summary.
 fn fixtures(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dst-hostile-files-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d = folder(&format!("files-{name}"));
     std::fs::create_dir_all(d.join("sub")).expect("temp dir");
-    std::fs::copy(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/raft-crash-restart.json"),
-        d.join("s.json"),
-    )
-    .expect("scenario");
+    scenario_file("raft-crash-restart", &[], &d.join("s.json"));
     let run = |args: &[&str]| {
         let o = Command::new(DST)
             .args(args)
@@ -226,42 +222,19 @@ fn no_temporary_left(dir: &Path) -> Result<(), TestCaseError> {
 
 /// A failing scenario file of its own kind, named `name`, in its own folder.
 fn kind_file(dir: &Path, name: &str) -> PathBuf {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/scenarios/raft-skew-beyond-bound.json"
-    ))
-    .expect("scenario");
-    let mut v: Value = serde_json::from_str(&text).expect("JSON");
-    v["name"] = name.into();
-    v["expect"] = "pass".into();
-    let sub = dir.join(name);
-    std::fs::create_dir_all(&sub).expect("folder");
-    let p = sub.join("s.json");
-    std::fs::write(&p, v.to_string()).expect("scenario file");
-    p
+    let changes = [("name", name.into()), ("expect", "pass".into())];
+    scenario_file("raft-skew-beyond-bound", &changes, &dir.join(name).join("s.json"))
 }
 
 /// A scenario whose every seed fails at once (an event budget far too
 /// small), so that each seed a campaign runs is a line of its progress.
 fn starved(dir: &Path) -> PathBuf {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/scenarios/raft-crash-restart.json"
-    ))
-    .expect("scenario");
-    let mut v: Value = serde_json::from_str(&text).expect("JSON");
-    v["name"] = "starved".into();
-    v["event_budget"] = 200.into();
-    let p = dir.join("starved.json");
-    std::fs::write(&p, v.to_string()).expect("scenario file");
-    p
+    let changes = [("name", "starved".into()), ("event_budget", 200.into())];
+    scenario_file("raft-crash-restart", &changes, &dir.join("starved.json"))
 }
 
 fn scratch(name: &str, case: u64) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dst-hostile-files-{}-{name}-{case}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
+    folder(&format!("files-{name}-{case}"))
 }
 
 proptest! {

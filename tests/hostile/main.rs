@@ -5,14 +5,17 @@
 
 mod binary;
 mod files;
+mod fixtures;
 mod histories;
 mod mutate;
+mod numbers;
 mod outputs;
 mod paths;
 mod reports;
 mod samples;
 mod scenarios;
 mod strict;
+mod terminal;
 mod values;
 
 /// Fails the case unless `msg` prints as one line.
