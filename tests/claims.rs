@@ -149,7 +149,7 @@ fn text_from_a_summary_reaches_the_terminal_and_the_job_page_as_text() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("\\u{1b}]0;owned"), "{out}");
+    assert!(out.contains("\\u001b]0;owned"), "{out}");
     assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
     let md = std::fs::read_to_string(&page).unwrap();
     assert!(!md.replace("\\<", "").contains('<') && !md.contains('\u{1b}'), "{md}");
