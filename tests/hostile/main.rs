@@ -6,7 +6,9 @@
 mod binary;
 mod files;
 mod fixtures;
+mod hints;
 mod histories;
+mod memory;
 mod mutate;
 mod numbers;
 mod outputs;
