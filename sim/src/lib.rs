@@ -18,6 +18,7 @@ pub mod event;
 pub mod export;
 pub mod files;
 pub mod hash;
+pub mod hint;
 pub mod interrupt;
 pub mod lin;
 pub mod machine;

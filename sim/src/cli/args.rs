@@ -183,6 +183,10 @@ pub struct FuzzArgs {
     /// Run every seed twice and fail on any difference in trace hash.
     #[arg(long)]
     pub determinism: bool,
+    /// Also print each expected violation as its seed finishes (by default
+    /// the summary counts them by cause; unexpected ones are always printed).
+    #[arg(long)]
+    pub verbose: bool,
     /// Also write each report's HTML view beside it (REPORT.html).
     #[arg(long)]
     pub html: bool,

@@ -177,15 +177,17 @@ pub fn run(
             );
         }
         if let Some(p) = &written {
-            crate::outln!("report: {}  (replay: dst replay {})", p.display(), p.display());
+            crate::outln!("report: {}  (replay: {})", p.display(), crate::hint::replay(p));
         }
         if let Some(p) = &page {
             crate::outln!("view: {}", p.display());
         }
     }
-    if let Some(taken) = out.interrupted {
+    // The count of steps taken (what a replay needs) is not the count of
+    // trace events the verdict gives, so this line names neither.
+    if out.interrupted.is_some() {
         crate::errln!(
-            "dst: interrupted: the run was cut after taking {taken} events; its report replays it to the cut"
+            "dst: interrupted: the run was cut where its verdict says; its report replays it to the same event"
         );
     }
     let undecided = runner::undecided(&out);
@@ -269,7 +271,7 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
             written.push(dest);
         }
         if let Some(dest) = full {
-            w.replay = format!("dst replay {}", dest.display());
+            w.replay = crate::hint::replay(&dest);
             if let Err(e) = w.write(&dest) {
                 return Exit::Bad(e);
             }

@@ -86,8 +86,15 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
     let total = (hi != u64::MAX && claims.is_none()).then(|| (hi - lo).div_ceil(shard.1) * n_sc);
     let mut progress = Progress::new(total, a.out.json);
     let (mut done, mut bad) = (0u64, 0u64);
+    // With --determinism: seeds that ran (twice) and those whose two runs differed.
+    let (mut twice, mut differed) = (0u64, 0u64);
     let summary = fuzz_from(reg, &opts, claims.as_mut(), |d: &SeedDone| {
         done += 1;
+        match &d.class {
+            Err(e) if e.starts_with("nondeterministic") => differed += 1,
+            Err(_) => {}
+            Ok(_) => twice += 1,
+        }
         if !matches!(d.class, Ok(crate::runner::Class::Pass | crate::runner::Class::Expected)) {
             bad += 1;
         }
@@ -99,11 +106,12 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         if let Some(low) = &d.disk_low {
             progress.line(&format!("dst: warning: {low}"));
         }
-        if !d.line.is_empty() {
+        let quiet = matches!(d.class, Ok(crate::runner::Class::Expected)) && !a.verbose;
+        if !d.line.is_empty() && !quiet {
             let replay = d
                 .report
                 .as_ref()
-                .map(|p| format!("\n  replay: dst replay {}", p.display()))
+                .map(|p| format!("\n  replay: {}", crate::hint::replay(p)))
                 .unwrap_or_default();
             progress.line(&format!("{}{replay}", d.line));
         }
@@ -130,6 +138,12 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         }
     }
     let exit = publish(&rec, &a.out);
+    if a.determinism && !a.out.json {
+        crate::outln!(
+            "determinism: {} seeds run twice, {differed} of them differed",
+            twice + differed
+        );
+    }
     if let Err(e) = given_back {
         return Exit::Bad(e);
     }
@@ -255,6 +269,29 @@ fn listed(seeds: &[u64]) -> String {
     shown.join(" ")
 }
 
+/// The expected findings of a scenario counted by cause, each with its
+/// first seed: what a campaign with bug switches or a documented limit
+/// shows, in one line instead of one per seed.
+fn expected_by_cause(t: &crate::runner::Tally) -> Option<String> {
+    // Findings are in seed order, so the first one met per cause is its first seed.
+    let mut by: std::collections::BTreeMap<&str, (u64, u64, Option<&std::path::Path>)> =
+        std::collections::BTreeMap::new();
+    for (seed, f) in t.findings.iter().filter(|(_, f)| f.expected) {
+        let e = by
+            .entry(f.cause.as_deref().unwrap_or("stall"))
+            .or_insert((0, *seed, f.report.as_deref()));
+        e.0 += 1;
+    }
+    let shown: Vec<String> = by
+        .iter()
+        .map(|(c, (n, first, report))| {
+            let replay = report.map_or(String::new(), |p| format!(" ({})", crate::hint::replay(p)));
+            format!("{c} on {n} seed(s), first {first}{replay}")
+        })
+        .collect();
+    (!shown.is_empty()).then(|| shown.join("; "))
+}
+
 fn print(s: &FuzzRecord, json: bool) -> Exit {
     if json {
         crate::outln!("{}", serde_json::to_string(s).unwrap_or_default());
@@ -294,9 +331,12 @@ fn print(s: &FuzzRecord, json: bool) -> Exit {
                 sc.goals.len().saturating_sub(sc.coverage_missing.len()),
                 sc.goals.len(),
                 match (sc.ok, s.deferred) {
-                    (false, _) => "FAILED",
-                    (true, true) => "ok so far (coverage and declared violations: dst merge)",
-                    (true, false) => "ok",
+                    (false, _) => "FAILED".to_string(),
+                    (true, true) => format!(
+                        "ok so far (coverage and declared violations: {} merge)",
+                        crate::hint::program()
+                    ),
+                    (true, false) => "ok".to_string(),
                 }
             );
             if !sc.coverage_missing.is_empty() && judge.judges_coverage() {
@@ -313,6 +353,9 @@ fn print(s: &FuzzRecord, json: bool) -> Exit {
                     t.seeds,
                     sc.expect_within_seeds
                 );
+            }
+            if let Some(line) = expected_by_cause(t) {
+                crate::outln!("      expected: {line}");
             }
             if t.undecided > 0 {
                 crate::outln!(
@@ -345,8 +388,9 @@ fn print(s: &FuzzRecord, json: bool) -> Exit {
             }
             if t.reports_withheld > 0 {
                 crate::outln!(
-                    "      {} failing seeds have no report (--no-reports, or the caps --max-reports, --max-reports-total, --min-free); `dst run` with the seed writes one",
-                    t.reports_withheld
+                    "      {} failing seeds have no report (--no-reports, or the caps --max-reports, --max-reports-total, --min-free); `{} run` with the seed writes one",
+                    t.reports_withheld,
+                    crate::hint::program()
                 );
             }
         }

@@ -89,6 +89,10 @@ where
     T: Into<OsString> + Clone,
 {
     crate::world::install_panic_hook();
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    if let Some(argv0) = args.first() {
+        crate::hint::set_program(argv0);
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) if !e.use_stderr() => {

@@ -95,7 +95,7 @@ pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
             }
         }
         for r in s.guided.reports.iter().chain(s.plain.iter().flat_map(|p| &p.reports)) {
-            crate::outln!("  report: {}  (replay: dst replay {})", r.display(), r.display());
+            crate::outln!("  report: {}  (replay: {})", r.display(), crate::hint::replay(r));
         }
     }
     if s.interrupted {

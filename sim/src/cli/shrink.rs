@@ -33,7 +33,7 @@ pub fn main(
                 "chaos": {"before": s.chaos_from, "after": s.chaos_to, "left": left},
                 "events": {"before": s.events_from, "after": s.events_to},
                 "changed": s.changed, "runs": s.runs, "wall_ms": s.wall_ms,
-                "verdict": s.verdict, "report": s.report, "interrupted": s.interrupted})
+                "kept": s.kept, "verdict": s.verdict, "report": s.report, "interrupted": s.interrupted})
         );
     } else {
         crate::outln!(
@@ -50,6 +50,9 @@ pub fn main(
         if !s.changed.is_empty() {
             crate::outln!("changed: {}", s.changed.join(", "));
         }
+        if !s.kept.is_empty() {
+            crate::outln!("kept besides the plan: {}", s.kept.join("; "));
+        }
         if !s.chaos_left.is_empty() {
             let mut left: Vec<String> = s
                 .chaos_left
@@ -64,9 +67,9 @@ pub fn main(
         }
         crate::outln!("{}", s.described);
         crate::outln!(
-            "report: {}  (replay: dst replay {})",
+            "report: {}  (replay: {})",
             s.report.display(),
-            s.report.display()
+            crate::hint::replay(&s.report)
         );
     }
     if s.interrupted {

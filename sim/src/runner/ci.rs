@@ -13,23 +13,8 @@ pub fn replay_command(r: &FuzzRecord, scenario: &str, seed: u64) -> String {
         .and_then(|s| s.tally.findings.get(&seed))
         .and_then(|f| f.report.as_ref())
     {
-        Some(p) => format!("dst replay {}", shell_word(&p.to_string_lossy())),
-        None => {
-            let bugs: String = r.bugs.iter().map(|b| format!(" --bug {}", shell_word(b))).collect();
-            let what = sc.and_then(|s| s.source.as_deref()).unwrap_or(scenario);
-            format!("dst run {} --seed {seed}{bugs}", shell_word(what))
-        }
-    }
-}
-
-/// `s` as one word for a POSIX shell: as it is if nothing in it is special,
-/// else in single quotes.
-pub fn shell_word(s: &str) -> String {
-    let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=+,@%".contains(c));
-    if plain {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
+        Some(p) => crate::hint::replay(p),
+        None => crate::hint::run(sc.and_then(|s| s.source.as_deref()).unwrap_or(scenario), seed, &r.bugs),
     }
 }
 

@@ -135,7 +135,7 @@ pub fn report(
             counters: out.counters.clone(),
         },
         trace_hash: out.trace.hash_hex(),
-        replay: format!("dst replay {}", path.display()),
+        replay: crate::hint::replay(path),
         interrupted: out.interrupted,
         window,
         trace,

@@ -48,6 +48,31 @@ pub struct Shrunk {
     pub report: PathBuf,
     /// An interruption stopped shrinking early: the report holds the best so far.
     pub interrupted: bool,
+    /// What the shrunk run still draws from its seed that is neither a plan
+    /// entry nor message chaos, so that "plan 18 -> 0 entries" is not read
+    /// as a run without faults.
+    pub kept: Vec<String>,
+}
+
+/// The faults a report's run draws outside its plan and its message chaos.
+fn kept_besides_the_plan(r: &crate::report::Report) -> Vec<String> {
+    let w = &r.swarm;
+    let mut out = Vec::new();
+    match w.impair_leader {
+        Some(true) => out.push("the leader left deaf (its inbound links cut) through the liveness phase".to_string()),
+        Some(false) => out.push("the leader left cut off through the liveness phase".to_string()),
+        None => {}
+    }
+    if w.torn_write_probability > 0.0 {
+        out.push(format!(
+            "torn writes on a crash (probability {})",
+            w.torn_write_probability
+        ));
+    }
+    if w.fsync_ms_max > 0 {
+        out.push(format!("fsyncs that take {}-{} ms", w.fsync_ms_min, w.fsync_ms_max));
+    }
+    out
 }
 
 /// Shrinks the report at `path` within `max_runs` runs and writes the
@@ -124,6 +149,7 @@ pub fn shrink(
         described: outcome::describe(&o),
         report: dest,
         interrupted: crate::interrupt::stopping(),
+        kept: kept_besides_the_plan(&report),
     })
 }
 
