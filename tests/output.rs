@@ -36,22 +36,39 @@ fn expected_violations_are_counted_by_cause_and_listed_only_with_verbose() {
         .lines()
         .find(|l| l.trim_start().starts_with("expected: no-dual-leaders on "))
         .unwrap_or_else(|| panic!("no count line: {stdout}"));
-    let n: usize = line.split(" on ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    let n: usize = line
+        .split(" on ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(line.contains("(dst replay reports/raft-crash-restart-"), "{line}");
 
     let o = dst(&dir, &[&args[..], &["--verbose"]].concat());
     let (_, stderr) = out(&o);
-    let listed = stderr.lines().filter(|l| l.starts_with("expected raft-crash-restart seed ")).count();
+    let listed = stderr
+        .lines()
+        .filter(|l| l.starts_with("expected raft-crash-restart seed "))
+        .count();
     assert_eq!(listed, n, "{stderr}");
 }
 
 #[test]
 fn determinism_says_how_many_seeds_ran_twice() {
     let dir = scratch("output", "determinism");
-    let o = dst(&dir, &["fuzz", "raft-crash-restart", "--seeds", "0..12", "--determinism"]);
+    let o = dst(
+        &dir,
+        &["fuzz", "raft-crash-restart", "--seeds", "0..12", "--determinism"],
+    );
     let (stdout, stderr) = out(&o);
     assert_eq!(o.status.code(), Some(0), "{stderr}");
-    assert!(stdout.contains("determinism: 12 seeds run twice, 0 of them differed"), "{stdout}");
+    assert!(
+        stdout.contains("determinism: 12 seeds run twice, 0 of them differed"),
+        "{stdout}"
+    );
     let o = dst(&dir, &["fuzz", "raft-crash-restart", "--seeds", "0..12"]);
     assert!(!out(&o).0.contains("determinism:"));
 }
@@ -74,11 +91,20 @@ fn shrink_names_what_it_kept_besides_the_plan() {
     let (stdout, stderr) = out(&o);
     assert_eq!(o.status.code(), Some(0), "{stderr}");
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    let kept: Vec<&str> = v["kept"].as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();
+    let kept: Vec<&str> = v["kept"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("r.shrunk.json")).unwrap()).unwrap();
     let deaf = report["swarm"]["impair_leader"].as_bool();
-    assert_eq!(kept.iter().any(|k| k.contains("leader left")), deaf.is_some(), "{kept:?} {report}");
+    assert_eq!(
+        kept.iter().any(|k| k.contains("leader left")),
+        deaf.is_some(),
+        "{kept:?} {report}"
+    );
     let torn = report["swarm"]["torn_write_probability"].as_f64().unwrap() > 0.0;
     assert_eq!(kept.iter().any(|k| k.starts_with("torn writes")), torn, "{kept:?}");
 }
@@ -89,7 +115,14 @@ fn hints_name_the_binary_that_runs() {
     let me = dir.join("mysim");
     std::fs::copy(env!("CARGO_BIN_EXE_dst"), &me).unwrap();
     let o = Command::new(&me)
-        .args(["fuzz", "raft-crash-restart", "--seeds", "0..3", "--bug", "hardstate-not-persisted"])
+        .args([
+            "fuzz",
+            "raft-crash-restart",
+            "--seeds",
+            "0..3",
+            "--bug",
+            "hardstate-not-persisted",
+        ])
         .args(["--no-reports", "--jobs", "1"])
         .current_dir(&dir)
         .env_remove("GITHUB_STEP_SUMMARY")
@@ -98,7 +131,14 @@ fn hints_name_the_binary_that_runs() {
     let (stdout, _) = out(&o);
     assert!(stdout.contains("`mysim run` with the seed writes one"), "{stdout}");
     let o = Command::new(&me)
-        .args(["run", "raft-crash-restart", "--seed", "0", "--bug", "hardstate-not-persisted"])
+        .args([
+            "run",
+            "raft-crash-restart",
+            "--seed",
+            "0",
+            "--bug",
+            "hardstate-not-persisted",
+        ])
         .args(["--report", "my report.json"])
         .current_dir(&dir)
         .output()

@@ -420,8 +420,6 @@ fn malformed_jepsen_edn_names_the_line() {
         ),
     );
     assert_malformed(&p, &[], "deep.edn:1: nested deeper than");
-    let p = fixture("nemesis.edn", "{:process :nemesis, :type :info, :f :start}\n");
-    assert_malformed(&p, &[], "nemesis.edn: no Jepsen history ops");
     let p = fixture("txn.edn", "{:process 0, :type :invoke, :f :txn, :value [[:r 1 nil]]}\n");
     assert_malformed(
         &p,
@@ -482,4 +480,49 @@ fn jepsen_edn_agrees_with_the_jepsen_log_path() {
         verdicts[usize::from(a == Some(1))] += 1;
     }
     assert!(verdicts[0] > 5 && verdicts[1] > 5, "{verdicts:?}");
+}
+
+/// A history with no client operation to check is linearizable, as Knossos
+/// and porcupine say, in every format, with a note that there was nothing
+/// to check; text that is not a history at all is still refused.
+#[test]
+fn histories_with_nothing_to_check_are_linearizable_and_say_so() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("empty.log", "", &[]),
+        ("empty-jepsen.log", "\n\n", &["--format", "jepsen"]),
+        ("empty.edn", "", &["--format", "edn"]),
+        ("comments.edn", "; nothing yet\n", &["--format", "edn"]),
+        ("empty-vector.edn", "[]", &[]),
+        ("empty-jepsen.edn", "", &["--format", "jepsen-edn"]),
+        ("nemesis.edn", "{:process :nemesis, :type :info, :f :start}\n", &[]),
+        ("empty.jsonl", "", &["--format", "json"]),
+        (
+            "nemesis.log",
+            "INFO  jepsen.util - :nemesis\t:info\t:start\tnil\n",
+            &["--format", "jepsen"],
+        ),
+        (
+            "failed.edn",
+            "{:process 0, :type :invoke, :f :write, :value 1}\n{:process 0, :type :fail, :f :write, :value 1}\n",
+            &[],
+        ),
+    ];
+    for (name, text, extra) in cases {
+        let p = fixture(name, text);
+        let (code, out, err) = check(&p, extra);
+        assert_eq!(code, Some(0), "{name}: {out}{err}");
+        assert!(
+            out.contains("linearizable") && out.contains("nothing to check"),
+            "{name}: {out}"
+        );
+        let (_, json, _) = check(&p, &[&extra[..], &["--json"]].concat());
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["result"], "linearizable", "{name}: {json}");
+        assert!(
+            v["note"].as_str().is_some_and(|n| n.starts_with("nothing to check")),
+            "{name}: {json}"
+        );
+    }
+    let p = fixture("prose.log", "nothing to see\n");
+    assert_malformed(&p, &[], "prose.log: no Jepsen history lines");
 }

@@ -216,11 +216,22 @@ fn verdict<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options
     let judged = match &c.outcome {
         Outcome::Linearizable => {
             json["result"] = json!("linearizable");
+            // Linearizable, as Knossos and porcupine judge such a history, but
+            // said so that an empty or cut file is not taken for a checked one.
+            let nothing = (c.ops == 0).then_some(
+                "nothing to check: no client operation that took effect or could have (an empty history, nemesis ops only, or failed ops only)",
+            );
+            if let Some(n) = nothing {
+                json["note"] = json!(n);
+            }
             Judged {
                 code: 0,
                 text: vec![format!(
-                    "linearizable ({} ops on {} {keys}, {} search steps{unsearched})",
-                    c.ops, c.keys, c.steps
+                    "linearizable ({} ops on {} {keys}, {} search steps{unsearched}){}",
+                    c.ops,
+                    c.keys,
+                    c.steps,
+                    nothing.map_or(String::new(), |n| format!("; {n}"))
                 )],
                 json,
                 view: None,

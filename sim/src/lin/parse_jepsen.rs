@@ -21,6 +21,7 @@ const MARK: &str = "jepsen.util - ";
 /// Parse a whole log; the error names the first bad line.
 pub fn parse(text: &str) -> Result<History<RegisterOp, RegisterOutput>, ParseError> {
     let mut rec = Recorder::new("process", "line");
+    let mut history_lines = 0;
     for (n, raw) in text.lines().enumerate() {
         let line = n + 1;
         let body = match raw.find(MARK) {
@@ -28,9 +29,12 @@ pub fn parse(text: &str) -> Result<History<RegisterOp, RegisterOutput>, ParseErr
             None if raw.trim_start().starts_with(|c: char| c.is_ascii_digit()) => raw.trim_start(),
             None => continue,
         };
+        history_lines += 1;
         record(&mut rec, body, line as u64).map_err(|m| ParseError::at(line, m))?;
     }
-    if rec.is_empty() {
+    // An empty file, or a log of nemesis lines only, is a history with
+    // nothing to check; text without a single history line is not a log.
+    if rec.is_empty() && history_lines == 0 && !text.trim().is_empty() {
         return Err(ParseError::whole(format!(
             "no Jepsen history lines (like `INFO  {MARK}2 :invoke :write 4`, tab-separated)"
         )));
