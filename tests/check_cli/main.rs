@@ -526,3 +526,46 @@ fn histories_with_nothing_to_check_are_linearizable_and_say_so() {
     let p = fixture("prose.log", "nothing to see\n");
     assert_malformed(&p, &[], "prose.log: no Jepsen history lines");
 }
+
+/// `--json` says where the time and memory went and how each key was
+/// settled: by unique values or by a search, in how many steps.
+#[test]
+fn json_reports_time_memory_and_the_procedure_per_key() {
+    let lines = [
+        r#"{:process 0, :type :invoke, :f :put, :key "1", :value "a"}"#,
+        r#"{:process 0, :type :ok, :f :put, :key "1", :value "a"}"#,
+        r#"{:process 1, :type :invoke, :f :put, :key "2", :value "x"}"#,
+        r#"{:process 1, :type :ok, :f :put, :key "2", :value "x"}"#,
+        r#"{:process 1, :type :invoke, :f :put, :key "2", :value "x"}"#,
+        r#"{:process 1, :type :ok, :f :put, :key "2", :value "x"}"#,
+        r#"{:process 0, :type :invoke, :f :get, :key "2", :value nil}"#,
+        r#"{:process 0, :type :ok, :f :get, :key "2", :value "x"}"#,
+    ];
+    let p = fixture("keys.edn", &(lines.join("\n") + "\n"));
+    let (code, out, err) = check(&p, &["--json"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let s = &v["seconds"];
+    let (parse, search, total) = (
+        s["read_and_parse"].as_f64().unwrap(),
+        s["search"].as_f64().unwrap(),
+        s["total"].as_f64().unwrap(),
+    );
+    assert!(parse >= 0.0 && search >= 0.0 && total + 1e-9 >= parse + search, "{s}");
+    assert!(v["peak_heap_bytes"].as_u64().is_some_and(|b| b > 0), "{v}");
+    let by_key = v["by_key"].as_array().unwrap();
+    assert_eq!(by_key.len() as u64, v["keys"].as_u64().unwrap(), "{v}");
+    let how = |k: &str| {
+        by_key
+            .iter()
+            .find(|e| e["key"].as_str().unwrap().contains(k))
+            .unwrap()
+            .clone()
+    };
+    // Key 1 writes one value once: unique; key 2 writes "x" twice: searched.
+    assert_eq!(how("1")["decided_by"], "unique values", "{v}");
+    assert_eq!(how("2")["decided_by"], "search", "{v}");
+    let steps: u64 = by_key.iter().map(|e| e["steps"].as_u64().unwrap()).sum();
+    assert_eq!(steps, v["steps"].as_u64().unwrap());
+    assert!(by_key.iter().all(|e| e["result"] == "linearizable"));
+}

@@ -13,6 +13,8 @@ use serde_json::{json, Value as Json};
 const SHOWN: usize = 10;
 
 pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
+    let started = std::time::Instant::now();
+    let heap = crate::mem::mark();
     let file = args.history.display().to_string();
     let initial = match args.initial.as_deref().map(Value::parse).transpose() {
         Ok(v) => v,
@@ -97,6 +99,12 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
         }
         judged.json["budget_per_key"] = json!(args.budget);
         judged.json["memo_mib_max"] = json!(args.memo_mib_max);
+        let total = started.elapsed().as_secs_f64();
+        let search = judged.json["seconds"]["search"].as_f64().unwrap_or(0.0);
+        judged.json["seconds"] = json!({"read_and_parse": (total - search).max(0.0), "search": search, "total": total});
+        // The most heap the command held at once (null where dst's counting
+        // allocator is not the program's).
+        judged.json["peak_heap_bytes"] = json!(crate::mem::peak_since(heap));
         crate::outln!("{}", judged.json);
     } else {
         crate::outln!("{file}: {}", judged.text.join("\n"));
@@ -196,14 +204,24 @@ struct Verdict {
 }
 
 fn verdict<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options, unit: &str) -> Verdict {
+    // Wall time is reported, never judged: a verdict is the same on every machine.
+    let started = std::time::Instant::now();
     let c: Checked = lin::check(model, h, opts);
+    let search_s = started.elapsed().as_secs_f64();
     let keys = if c.keys == 1 { "key" } else { "keys" };
+    let by_key: Vec<Json> = c
+        .by_key
+        .iter()
+        .map(|k| json!({"key": k.key, "ops": k.ops, "decided_by": k.decided_by, "steps": k.steps, "result": k.result}))
+        .collect();
     let mut json = json!({
         "ops": c.ops,
         "keys": c.keys,
         "keys_without_search": c.keys_without_search,
         "steps": c.steps,
         "positions": unit,
+        "by_key": by_key,
+        "seconds": {"search": search_s},
     });
     let unsearched = match (c.keys_without_search, c.keys) {
         (0, _) => String::new(),

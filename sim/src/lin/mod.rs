@@ -147,6 +147,21 @@ pub struct Checked {
     pub keys_without_search: usize,
     /// Model steps taken over all keys.
     pub steps: u64,
+    /// How each key checked was settled, in the order checked.
+    pub by_key: Vec<KeyCheck>,
+}
+
+/// How one key was settled: which procedure decided it, on how many ops,
+/// in how many steps, and what it found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyCheck {
+    pub key: String,
+    pub ops: usize,
+    /// `"unique values"` (decided in polynomial time) or `"search"`.
+    pub decided_by: &'static str,
+    pub steps: u64,
+    /// `"linearizable"`, `"not linearizable"` or `"unknown"`.
+    pub result: &'static str,
 }
 
 /// One key's ops: all of them but unknown-outcome reads, and of those the
@@ -174,16 +189,29 @@ pub fn check<M: Model>(model: &M, history: &History<M::Input, M::Output>, opts: 
         keys: 0,
         keys_without_search: 0,
         steps: 0,
+        by_key: Vec::new(),
     };
     for part in &parts {
         checked.keys += 1;
-        let outcome = match without_search(model, history, part) {
+        let before = checked.steps;
+        let (outcome, decided_by) = match without_search(model, history, part) {
             Some(outcome) => {
                 checked.keys_without_search += 1;
-                outcome
+                (outcome, "unique values")
             }
-            None => search_key(model, history, part, opts, &mut checked.steps),
+            None => (search_key(model, history, part, opts, &mut checked.steps), "search"),
         };
+        checked.by_key.push(KeyCheck {
+            key: model.describe_key(&part.key),
+            ops: part.searched.len(),
+            decided_by,
+            steps: checked.steps - before,
+            result: match outcome {
+                KeyOutcome::Linearizable => "linearizable",
+                KeyOutcome::Illegal(_) => "not linearizable",
+                KeyOutcome::Unknown(..) => "unknown",
+            },
+        });
         match outcome {
             KeyOutcome::Linearizable => {}
             KeyOutcome::Illegal(f) => {
