@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use support::{dst, scratch};
 
+/// A hand's edit of a file read as JSON.
+type Edit = Box<dyn Fn(&mut Value)>;
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -67,7 +70,7 @@ fn merge_refuses_a_summary_whose_numbers_do_not_add_up() {
         "the summary as written merges: {}",
         stderr(&o)
     );
-    let edits: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
+    let edits: Vec<(&str, Edit)> = vec![
         (
             "is not its",
             Box::new(|v| {
@@ -318,7 +321,7 @@ fn scenario_lists_that_say_nothing_or_say_it_twice_are_refused() {
         env!("CARGO_MANIFEST_DIR"),
         "/scenarios/cluster-boot.json"
     )));
-    let cases: Vec<(Box<dyn Fn(&mut Value)>, &str)> = vec![
+    let cases: Vec<(Edit, &str)> = vec![
         (
             Box::new(|v| v["faults"]["spared"] = serde_json::json!([0, 0])),
             "lists node 0 twice",

@@ -194,7 +194,7 @@ fn ctrl_c_during_fuzz_prints_and_writes_the_summary_and_exits_130() {
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
     assert_eq!(v["interrupted"], true);
     let seeds = v["scenarios"][0]["tally"]["seeds"].as_u64().unwrap();
-    assert!(seeds >= 1 && seeds < 1_000_000, "{seeds}");
+    assert!((1..1_000_000).contains(&seeds), "{seeds}");
     assert!(temporaries(&d).is_empty(), "{:?}", temporaries(&d));
 }
 
@@ -322,7 +322,7 @@ fn sigterm_ends_a_long_single_run_with_a_report_that_replays_to_the_cut() {
     let taken = r["interrupted"]
         .as_u64()
         .expect("the report says where the run was cut");
-    assert!(taken > 0 && taken % 4096 == 0, "{taken}");
+    assert!(taken > 0 && taken.is_multiple_of(4096), "{taken}");
     assert_eq!(r["verdict"]["status"], "error");
     assert!(temporaries(&d).is_empty(), "{:?}", temporaries(&d));
     // The replay stops where the run was cut, event for event.

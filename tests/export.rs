@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn dst(args: &[&str]) -> Output {
@@ -43,7 +43,7 @@ fn failing() -> PathBuf {
     )
 }
 
-fn export(report: &PathBuf) -> Vec<u8> {
+fn export(report: &Path) -> Vec<u8> {
     let o = dst(&["export", report.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(o.stderr.is_empty(), "{}", stderr(&o));
@@ -75,7 +75,9 @@ fn check_format(bytes: &[u8]) -> Vec<Value> {
     let mut used = BTreeSet::new();
     let mut slices: BTreeMap<(u64, u64), Vec<(f64, f64)>> = BTreeMap::new();
     let mut open: BTreeMap<(u64, u64), Vec<String>> = BTreeMap::new();
-    let mut flows: BTreeMap<(u64, String), (Vec<&Value>, Vec<&Value>)> = BTreeMap::new();
+    // Per flow, its starts and its ends.
+    type Ends<'a> = (Vec<&'a Value>, Vec<&'a Value>);
+    let mut flows: BTreeMap<(u64, String), Ends> = BTreeMap::new();
     for e in &events {
         let ph = e["ph"].as_str().unwrap_or_else(|| panic!("no ph: {e}"));
         let (pid, tid) = (int(e, "pid"), int(e, "tid"));

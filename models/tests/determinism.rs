@@ -13,8 +13,8 @@ fn every_seed_runs_twice_to_the_same_trace_hash() {
     let mut runs = 0;
     for s in reg.scenarios() {
         for seed in 0..SEEDS_PER_SCENARIO {
-            let a = reg.run(&s, seed, &[], None).unwrap();
-            let b = reg.run(&s, seed, &[], None).unwrap();
+            let a = reg.run(s, seed, &[], None).unwrap();
+            let b = reg.run(s, seed, &[], None).unwrap();
             assert_eq!(
                 a.trace.hash_hex(),
                 b.trace.hash_hex(),

@@ -4,7 +4,11 @@
 use sim::runner::{cause, load_report, run_seed};
 use sim::search::{search, SearchOptions};
 
-fn campaign(jobs: usize) -> (Vec<(u64, usize, usize)>, usize, Option<(u64, String)>) {
+/// Per batch (runs, guided features, plain features); the corpus size at the
+/// end; the first guided violation.
+type Campaign = (Vec<(u64, usize, usize)>, usize, Option<(u64, String)>);
+
+fn campaign(jobs: usize) -> Campaign {
     let reg = models::registry();
     let mut opts = SearchOptions::new("raft-crash-restart", 96);
     opts.jobs = jobs;

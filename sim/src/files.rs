@@ -209,6 +209,116 @@ fn write_new(tmp: &Path, target: &Path, bytes: &[u8]) -> Result<(), String> {
     f.sync_all().map_err(err)
 }
 
+/// `bytes` gzipped.
+pub fn gzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(bytes)
+        .and_then(|()| enc.finish())
+        .map_err(|e| format!("cannot compress: {e}"))
+}
+
+/// The gzip magic number: a file that starts with it is read through gunzip.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Most bytes read of any input file (a report, summary, history,
+/// corpus); a gzipped one may gunzip to its own bound.
+pub const INPUT_BYTES_MAX: u64 = 1 << 30;
+/// Most bytes of a scenario file or a cursor.
+pub const SMALL_INPUT_BYTES_MAX: u64 = 16 << 20;
+
+/// The bytes of an input file: a regular file (or a link to one), at most
+/// `max` bytes. A FIFO, a device or a folder is refused before anything is
+/// read, since reading one may block forever or never end; so is a file
+/// that grows past `max`. Errors keep their kind (NotFound stays NotFound).
+pub fn read_input(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let m = std::fs::metadata(path)?;
+    if !m.is_file() {
+        let what = if m.is_dir() { "a folder" } else { "not a regular file" };
+        return Err(std::io::Error::other(format!("it is {what}")));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(std::io::Error::other(format!("it is larger than {} MB", max >> 20)));
+    }
+    Ok(bytes)
+}
+
+/// [`read_input`] as UTF-8 text.
+pub fn read_input_text(path: &Path, max: u64) -> std::io::Result<String> {
+    String::from_utf8(read_input(path, max)?)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8"))
+}
+
+/// A text file, gunzipped if it is gzip (whatever its name), at most
+/// `gunzip_max` bytes once gunzipped; the error is one line.
+pub fn read_text(path: &Path, gunzip_max: u64) -> Result<String, String> {
+    use std::io::Read;
+    let bytes = read_input(path, INPUT_BYTES_MAX).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if !bytes.starts_with(&GZIP_MAGIC) {
+        return String::from_utf8(bytes).map_err(|e| format!("cannot read {}: not UTF-8 ({e})", path.display()));
+    }
+    let mut text = Vec::new();
+    let read = flate2::read::MultiGzDecoder::new(&bytes[..])
+        .take(gunzip_max + 1)
+        .read_to_end(&mut text);
+    match read {
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            Err(format!("{}: truncated gzip ({e})", path.display()))
+        }
+        Err(e) => Err(format!("{}: not valid gzip ({e})", path.display())),
+        Ok(n) if n as u64 > gunzip_max => Err(format!(
+            "{}: gunzips to more than {} MB, more than any report",
+            path.display(),
+            gunzip_max >> 20
+        )),
+        Ok(_) => {
+            String::from_utf8(text).map_err(|e| format!("{}: not UTF-8 text once gunzipped ({e})", path.display()))
+        }
+    }
+}
+
+/// Bytes free for an unprivileged writer on the file system holding `dir`
+/// (or the nearest folder above it that exists); `None` where it cannot be
+/// told.
+pub fn free_bytes(dir: &Path) -> Option<u64> {
+    let mut at = Some(dir);
+    while let Some(d) = at {
+        if d.as_os_str().is_empty() {
+            return statvfs_free(Path::new("."));
+        }
+        if d.exists() {
+            return statvfs_free(d);
+        }
+        at = d.parent();
+    }
+    statvfs_free(Path::new("."))
+}
+
+#[cfg(unix)]
+fn statvfs_free(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::zeroed();
+    // SAFETY: `c` is a NUL-terminated path and `st` a buffer of the type
+    // statvfs fills; it is read only when the call succeeds.
+    let rc = unsafe { libc::statvfs(c.as_ptr(), st.as_mut_ptr()) };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: statvfs returned 0, so it filled `st`.
+    let st = unsafe { st.assume_init() };
+    // The field types differ between platforms.
+    #[allow(clippy::unnecessary_cast)]
+    Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}
+
+#[cfg(not(unix))]
+fn statvfs_free(_dir: &Path) -> Option<u64> {
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,114 +435,4 @@ mod tests {
         assert!(e.contains("not a folder"), "{e}");
         let _ = std::fs::remove_dir_all(&d);
     }
-}
-
-/// `bytes` gzipped.
-pub fn gzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(bytes)
-        .and_then(|()| enc.finish())
-        .map_err(|e| format!("cannot compress: {e}"))
-}
-
-/// The gzip magic number: a file that starts with it is read through gunzip.
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
-
-/// Most bytes read of any input file (a report, summary, history,
-/// corpus); a gzipped one may gunzip to its own bound.
-pub const INPUT_BYTES_MAX: u64 = 1 << 30;
-/// Most bytes of a scenario file or a cursor.
-pub const SMALL_INPUT_BYTES_MAX: u64 = 16 << 20;
-
-/// The bytes of an input file: a regular file (or a link to one), at most
-/// `max` bytes. A FIFO, a device or a folder is refused before anything is
-/// read, since reading one may block forever or never end; so is a file
-/// that grows past `max`. Errors keep their kind (NotFound stays NotFound).
-pub fn read_input(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let m = std::fs::metadata(path)?;
-    if !m.is_file() {
-        let what = if m.is_dir() { "a folder" } else { "not a regular file" };
-        return Err(std::io::Error::other(format!("it is {what}")));
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?.take(max + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > max {
-        return Err(std::io::Error::other(format!("it is larger than {} MB", max >> 20)));
-    }
-    Ok(bytes)
-}
-
-/// [`read_input`] as UTF-8 text.
-pub fn read_input_text(path: &Path, max: u64) -> std::io::Result<String> {
-    String::from_utf8(read_input(path, max)?)
-        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8"))
-}
-
-/// A text file, gunzipped if it is gzip (whatever its name), at most
-/// `gunzip_max` bytes once gunzipped; the error is one line.
-pub fn read_text(path: &Path, gunzip_max: u64) -> Result<String, String> {
-    use std::io::Read;
-    let bytes = read_input(path, INPUT_BYTES_MAX).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if !bytes.starts_with(&GZIP_MAGIC) {
-        return String::from_utf8(bytes).map_err(|e| format!("cannot read {}: not UTF-8 ({e})", path.display()));
-    }
-    let mut text = Vec::new();
-    let read = flate2::read::MultiGzDecoder::new(&bytes[..])
-        .take(gunzip_max + 1)
-        .read_to_end(&mut text);
-    match read {
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-            Err(format!("{}: truncated gzip ({e})", path.display()))
-        }
-        Err(e) => Err(format!("{}: not valid gzip ({e})", path.display())),
-        Ok(n) if n as u64 > gunzip_max => Err(format!(
-            "{}: gunzips to more than {} MB, more than any report",
-            path.display(),
-            gunzip_max >> 20
-        )),
-        Ok(_) => {
-            String::from_utf8(text).map_err(|e| format!("{}: not UTF-8 text once gunzipped ({e})", path.display()))
-        }
-    }
-}
-
-/// Bytes free for an unprivileged writer on the file system holding `dir`
-/// (or the nearest folder above it that exists); `None` where it cannot be
-/// told.
-pub fn free_bytes(dir: &Path) -> Option<u64> {
-    let mut at = Some(dir);
-    while let Some(d) = at {
-        if d.as_os_str().is_empty() {
-            return statvfs_free(Path::new("."));
-        }
-        if d.exists() {
-            return statvfs_free(d);
-        }
-        at = d.parent();
-    }
-    statvfs_free(Path::new("."))
-}
-
-#[cfg(unix)]
-fn statvfs_free(dir: &Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    let mut st = std::mem::MaybeUninit::<libc::statvfs>::zeroed();
-    // SAFETY: `c` is a NUL-terminated path and `st` a buffer of the type
-    // statvfs fills; it is read only when the call succeeds.
-    let rc = unsafe { libc::statvfs(c.as_ptr(), st.as_mut_ptr()) };
-    if rc != 0 {
-        return None;
-    }
-    // SAFETY: statvfs returned 0, so it filled `st`.
-    let st = unsafe { st.assume_init() };
-    // The field types differ between platforms.
-    #[allow(clippy::unnecessary_cast)]
-    Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
-}
-
-#[cfg(not(unix))]
-fn statvfs_free(_dir: &Path) -> Option<u64> {
-    None
 }

@@ -788,7 +788,10 @@ mod tests {
         let leap = plan
             .iter()
             .find_map(|e| match e.action {
-                Action::ClockOffset { node, ns } if ns == 9_000_000_000 => Some((e.at_ns, node)),
+                Action::ClockOffset {
+                    node,
+                    ns: 9_000_000_000,
+                } => Some((e.at_ns, node)),
                 _ => None,
             })
             .expect("a leap");

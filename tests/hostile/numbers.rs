@@ -23,10 +23,13 @@ fn dst(dir: &Path, args: &[&str]) -> Output {
         .expect("dst runs")
 }
 
+/// The exit code and the rest of a verdict, as [`verdict`] reads it.
+type Verdict = (Option<i32>, Value);
+
 /// What a verdict consists of: the exit code, whether the campaign is ok,
 /// and per scenario its verdict, missing goals, unseen expected violation
 /// and failing seeds.
-fn verdict(o: &Output) -> (Option<i32>, Value) {
+fn verdict(o: &Output) -> Verdict {
     let v: Value = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
     let scenarios: Vec<Value> = v["scenarios"]
         .as_array()
@@ -47,8 +50,8 @@ fn verdict(o: &Output) -> (Option<i32>, Value) {
 }
 
 /// Real summaries, each with the verdict `merge --json` gives it.
-fn bases() -> &'static (PathBuf, Vec<(Value, (Option<i32>, Value))>) {
-    static B: OnceLock<(PathBuf, Vec<(Value, (Option<i32>, Value))>)> = OnceLock::new();
+fn bases() -> &'static (PathBuf, Vec<(Value, Verdict)>) {
+    static B: OnceLock<(PathBuf, Vec<(Value, Verdict)>)> = OnceLock::new();
     B.get_or_init(|| {
         let d = folder("numbers");
         scenario_file(

@@ -34,10 +34,8 @@ impl Invariant for BoundedStaleness {
     fn observe(&mut self, e: &Event) -> Result<(), Violation> {
         let EventKind::Model(m) = &e.kind else { return Ok(()) };
         match m {
-            ModelEvent::Commit { index } => {
-                if self.commits.last().is_none_or(|(_, top, _)| index > top) {
-                    self.commits.push((e.t_ns, *index, e.i));
-                }
+            ModelEvent::Commit { index } if self.commits.last().is_none_or(|(_, top, _)| index > top) => {
+                self.commits.push((e.t_ns, *index, e.i));
             }
             ModelEvent::FollowerRead {
                 key,

@@ -1,5 +1,5 @@
 //! A report's trace in the Chrome Trace Event format (its JSON object form),
-//! which https://ui.perfetto.dev and chrome://tracing open.
+//! which <https://ui.perfetto.dev> and chrome://tracing open.
 //!
 //! Node n is process n + 1, with lanes for its role (a slice per role and
 //! term), its crashes and pauses, its messages (a short slice per send,

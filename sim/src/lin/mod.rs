@@ -19,7 +19,7 @@
 //! Before searching a key, the checker tries to decide it in polynomial
 //! time: where every write on the key sets a value no other op sets, each
 //! read names the write it read from, and the key is decided by the order
-//! those writes and reads can take ([`reads_from`], for models that say how
+//! those writes and reads can take (`reads_from`, for models that say how
 //! their ops touch the state through [`Model::access`]).
 
 pub mod edn;

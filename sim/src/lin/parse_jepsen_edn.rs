@@ -11,10 +11,10 @@
 //! {:process 1, :type :fail, :f :cas, :value [3 4], :error :mismatch}
 //! ```
 //!
-//! `:f` is an op of one of Knossos' models (see [`super::jepsen_ops`]);
+//! `:f` is an op of one of Knossos' models (see `jepsen_ops`);
 //! ops of the `:nemesis` process are skipped, other keys ignored. The file
 //! is read once ([`read`]), its ops' `:f`s tell which model it is of
-//! ([`super::jepsen_model`]), and then it is taken as that model's ops
+//! (`jepsen_model`), and then it is taken as that model's ops
 //! ([`Forms::history`]). As Jepsen means them: `:fail` did not happen;
 //! `:info`, or no completion, may have happened at any point after the
 //! invoke, or never. Jepsen gives a process whose op ended `:info` a new

@@ -88,7 +88,7 @@ impl<V: Element> Model for FifoQueue<V> {
     }
 
     /// Enqueues no completed dequeue returned are unseen (see
-    /// [`unseen_enqueues`]). A dequeue of unknown outcome may have taken
+    /// `unseen_enqueues`). A dequeue of unknown outcome may have taken
     /// the oldest element, which lets a younger one be dequeued next, so
     /// it is searched.
     fn seen(&self, ops: &[&Op<QueueOp<V>, QueueOutput<V>>]) -> Vec<Seen> {
@@ -151,7 +151,7 @@ impl<V: Element> Model for UnorderedQueue<V> {
 
     /// No op needs an element to be absent, so a queue that holds more
     /// lets at least as much through: a dequeue of unknown outcome never
-    /// helps, and is left out; so are the enqueues of [`unseen_enqueues`].
+    /// helps, and is left out; so are the enqueues of `unseen_enqueues`.
     fn seen(&self, ops: &[&Op<QueueOp<V>, QueueOutput<V>>]) -> Vec<Seen> {
         let mut seen = unseen_enqueues(ops);
         for (s, o) in seen.iter_mut().zip(ops) {

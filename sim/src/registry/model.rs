@@ -47,13 +47,16 @@ pub struct RealBug {
     pub summary: &'static str,
 }
 
+/// Builds a model's invariant checker for a scenario.
+pub(super) type BuildInvariant = Arc<dyn Fn(&Scenario) -> Box<dyn Invariant> + Send + Sync>;
+
 /// A model's own invariant: its id, what it holds, and how to build its
 /// checker for a scenario.
 #[derive(Clone)]
 pub struct InvariantDef {
     pub id: &'static str,
     pub holds_when: &'static str,
-    pub(super) build: Arc<dyn Fn(&Scenario) -> Box<dyn Invariant> + Send + Sync>,
+    pub(super) build: BuildInvariant,
 }
 
 impl InvariantDef {

@@ -4,7 +4,7 @@
 //! anything malformed, truncated or from another schema.
 //!
 //! A report is compact by default: it keeps a window of its trace around
-//! the evidence ([`window`]); the rest is the seed's to regenerate.
+//! the evidence (`window`); the rest is the seed's to regenerate.
 
 mod window;
 

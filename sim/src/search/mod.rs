@@ -236,9 +236,7 @@ pub fn search(
     });
     let mut curve = Vec::new();
     let plain_base = opts.seed.wrapping_mul(1_000_003).wrapping_add(1 << 40);
-    while guided.runs < opts.runs
-        && !opts.budget.is_some_and(|b| started.elapsed() >= b)
-        && !crate::interrupt::stopping()
+    while guided.runs < opts.runs && opts.budget.is_none_or(|b| started.elapsed() < b) && !crate::interrupt::stopping()
     {
         let n = batch.min(opts.runs - guided.runs);
         let cands: Vec<Option<Candidate>> = (0..n)
@@ -266,7 +264,7 @@ pub fn search(
             let start = plain.as_ref().map_or(0, |p| p.runs);
             jobs_list.extend((0..n).map(|k| (n as usize + k as usize, Job::Plain(plain_base + start + k))));
         }
-        let mut results: Vec<(usize, Job, Result<(RunOutcome, u64), String>)> = Vec::new();
+        let mut results: Vec<(usize, Job, RunResult)> = Vec::new();
         pool::run(
             jobs_list.into_iter(),
             jobs,
@@ -399,10 +397,14 @@ fn next_candidate(corpus: &mut [Entry], seen: &BTreeMap<u64, u32>, space: &Space
     mutate(&corpus[i].cand, &corpus[j].cand, focus, space, rng)
 }
 
+/// A run's outcome and its wall time in ms, or why it could not run.
+type RunResult = Result<(RunOutcome, u64), String>;
+
 fn pick_weighted(weights: &[f64], rng: &mut ChaCha8Rng) -> usize {
     use rand::Rng;
     let total: f64 = weights.iter().sum();
-    if !(total > 0.0) {
+    // A NaN total (no weight to go by) draws uniformly, as a zero total does.
+    if total.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return crate::rng::range(rng, 0, weights.len() as u64 - 1) as usize;
     }
     let mut x = rng.gen::<f64>() * total;

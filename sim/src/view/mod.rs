@@ -47,7 +47,7 @@ pub fn write_report_page(r: &Report, dest: &std::path::Path) -> Result<(), Strin
     crate::files::write_atomic(dest, report_page(r).as_bytes())
 }
 
-/// The page of any view data (see [`data`]).
+/// The page of any view data (see `data`).
 pub fn page(title: &str, data: &serde_json::Value) -> String {
     PAGE.replace("{{TITLE}}", &html_text(title))
         .replace("{{CSS}}", CSS)
