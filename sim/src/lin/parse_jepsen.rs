@@ -188,6 +188,11 @@ mod tests {
             .contains("process number"));
         assert!(err(&format!("{ok}0\t:ok\t:read\tmaybe\n")).message.contains("integer"));
         assert_eq!(err("hello\n").line, None);
-        assert_eq!(err("").line, None);
+        // An empty log, or nemesis lines only: an empty history.
+        assert!(parse("").unwrap().ops.is_empty());
+        assert!(parse("INFO  jepsen.util - :nemesis\t:info\t:start\tnil\n")
+            .unwrap()
+            .ops
+            .is_empty());
     }
 }
