@@ -30,10 +30,26 @@ fn spawn(dir: &Path, args: &[&str]) -> Child {
 }
 
 /// Waits at most 30 s: a command that is still reading then has blocked.
+/// Its output is drained meanwhile, so a command that prints a lot never
+/// waits on a full pipe.
 fn finish(mut child: Child, what: &str) -> Result<Output, TestCaseError> {
+    use std::io::Read;
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let out = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let err = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
     for _ in 0..300 {
-        if child.try_wait().expect("wait").is_some() {
-            return Ok(child.wait_with_output().expect("output"));
+        if let Some(status) = child.try_wait().expect("wait") {
+            let stdout = out.join().expect("stdout");
+            let stderr = err.join().expect("stderr");
+            return Ok(Output { status, stdout, stderr });
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
