@@ -5,8 +5,7 @@
 
 mod support;
 
-use std::process::Command;
-use support::{dst, scratch};
+use support::{dst, run, scratch};
 
 fn out(o: &std::process::Output) -> (String, String) {
     (
@@ -114,35 +113,21 @@ fn hints_name_the_binary_that_runs() {
     let dir = scratch("output", "program");
     let me = dir.join("mysim");
     std::fs::copy(env!("CARGO_BIN_EXE_dst"), &me).unwrap();
-    let o = Command::new(&me)
-        .args([
-            "fuzz",
-            "raft-crash-restart",
-            "--seeds",
-            "0..3",
-            "--bug",
-            "hardstate-not-persisted",
-        ])
-        .args(["--no-reports", "--jobs", "1"])
-        .current_dir(&dir)
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .output()
-        .unwrap();
+    let bug = ["--bug", "hardstate-not-persisted"];
+    let fuzz = [
+        "fuzz",
+        "raft-crash-restart",
+        "--seeds",
+        "0..3",
+        "--no-reports",
+        "--jobs",
+        "1",
+    ];
+    let o = run(&me, &dir, &[&fuzz[..], &bug].concat());
     let (stdout, _) = out(&o);
     assert!(stdout.contains("`mysim run` with the seed writes one"), "{stdout}");
-    let o = Command::new(&me)
-        .args([
-            "run",
-            "raft-crash-restart",
-            "--seed",
-            "0",
-            "--bug",
-            "hardstate-not-persisted",
-        ])
-        .args(["--report", "my report.json"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let one = ["run", "raft-crash-restart", "--seed", "0", "--report", "my report.json"];
+    let o = run(&me, &dir, &[&one[..], &bug].concat());
     let (stdout, _) = out(&o);
     assert!(stdout.contains("(replay: mysim replay 'my report.json')"), "{stdout}");
 }

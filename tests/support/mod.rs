@@ -14,7 +14,12 @@ pub fn scratch(suite: &str, name: &str) -> PathBuf {
 
 /// `dst ARGS` run in `dir`, with no CI job page to write to.
 pub fn dst(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dst"))
+    run(Path::new(env!("CARGO_BIN_EXE_dst")), dir, args)
+}
+
+/// The binary `bin` (dst under another name, say) run as [`dst`] runs.
+pub fn run(bin: &Path, dir: &Path, args: &[&str]) -> Output {
+    Command::new(bin)
         .args(args)
         .current_dir(dir)
         .env_remove("GITHUB_STEP_SUMMARY")

@@ -157,6 +157,8 @@ pub struct SeedDone {
     pub violated: Option<String>,
     /// Some check could not reach a verdict within its budget.
     pub undecided: bool,
+    /// With `determinism`: the seed's two runs gave different traces.
+    pub differed: bool,
     pub report: Option<PathBuf>,
     /// Why the seed's report could not be written.
     pub report_error: Option<String>,
@@ -386,6 +388,7 @@ fn one(
         coverage: vec![],
         violated: None,
         undecided: false,
+        differed: false,
         report: None,
         report_error: None,
         report_withheld: false,
@@ -407,6 +410,7 @@ fn one(
             let e = format!("nondeterministic: trace {} then {:?}", out.trace.hash_hex(), again);
             d.line = format!("UNEXPECTED {} seed {seed}: {e}", s.name);
             d.class = Err(e);
+            d.differed = true;
             return d;
         }
     }
