@@ -21,6 +21,7 @@ pub mod hash;
 pub mod hint;
 pub mod interrupt;
 pub mod lin;
+pub mod links;
 pub mod machine;
 pub mod mem;
 pub mod nemesis;

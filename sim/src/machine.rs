@@ -80,6 +80,16 @@ pub trait Machine {
         let _ = ticket;
         io.halt("an fsync failed");
     }
+
+    /// On `stream` links only: the connection to `peer` broke (a loss, a
+    /// partition, a crash of either end, or the peer down when a message
+    /// reached it), as a reset or a timeout tells a TCP user. Messages sent
+    /// to `peer` on that connection after the last one it received are
+    /// lost; the next send opens a new connection, on which order holds
+    /// again. Datagram links never call it.
+    fn on_link_broken(&mut self, peer: NodeId, io: &mut Io<Self>) {
+        let _ = (peer, io);
+    }
 }
 
 /// A disk operation, volatile until an fsync issued after it completes.

@@ -121,6 +121,13 @@ pub enum Action {
     Reseed {
         seed: u64,
     },
+    /// The link between `a` and `b` becomes `mode` (see
+    /// [`crate::links::LinkMode`]); an open stream made datagrams breaks.
+    LinkMode {
+        a: NodeId,
+        b: NodeId,
+        mode: crate::links::LinkMode,
+    },
 }
 
 /// A storage fault that lasts a while. A model sees it as a

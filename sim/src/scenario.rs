@@ -3,6 +3,7 @@
 
 use crate::bounds;
 use crate::check::LivenessParams;
+use crate::links::LinkMode;
 use crate::nemesis::FaultProfile;
 use crate::one_line::one_line;
 use crate::vary::{self, Vary};
@@ -18,6 +19,10 @@ pub struct Scenario {
     /// Which registered model runs ("raft").
     pub model: String,
     pub nodes: usize,
+    /// How messages travel (see [`crate::links::LinkMode`]): `datagram`,
+    /// each its own fate, or `stream`, connections as TCP gives them.
+    #[serde(default, skip_serializing_if = "LinkMode::is_datagram")]
+    pub links: LinkMode,
     /// Model knobs, read by the model (election timeouts, compaction, ..).
     #[serde(default)]
     pub config: serde_json::Value,

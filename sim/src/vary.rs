@@ -27,6 +27,7 @@ pub enum Vary {
 /// model's config, the workload, the fault profile, the phase lengths.
 const ROOTS: &[&str] = &[
     "nodes",
+    "links",
     "config",
     "workload",
     "faults",

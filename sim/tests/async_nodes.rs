@@ -44,6 +44,7 @@ async fn store(ctx: Ctx<Msg, KvOp>, ack_early: bool) {
         role,
         cause: "boot".into(),
         from: None,
+        ballot: None,
     });
     if ctx.id() != 0 {
         return backup(ctx).await;

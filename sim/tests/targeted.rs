@@ -96,6 +96,7 @@ fn role_event(io: &mut Io<Replica>, term: u64, role: Role) {
         role,
         cause: "toy".into(),
         from: None,
+        ballot: None,
     });
 }
 

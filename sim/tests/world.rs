@@ -33,6 +33,7 @@ impl Machine for Pinger {
             role: Role::Follower,
             cause: "boot".into(),
             from: None,
+            ballot: None,
         });
         io.set_timer(0, 10_000_000);
     }

@@ -172,6 +172,7 @@ mod tests {
                 role: Role::Follower,
                 cause: "higher-term".into(),
                 from: Some(0),
+                ballot: None,
             }),
         };
         c.observe(&role(0, 10)).unwrap();

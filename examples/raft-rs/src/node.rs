@@ -267,8 +267,9 @@ impl<V: Version> Node<V> {
             io.event(ModelEvent::Role {
                 term: s.term,
                 role: s.role,
-                cause: why.to_string(),
+                cause: why.into(),
                 from,
+                ballot: None,
             });
             if s.role == Role::Leader {
                 io.reached("leader-elected");

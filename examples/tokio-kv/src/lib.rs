@@ -75,6 +75,7 @@ pub async fn serve(ctx: Ctx<Msg, Rec>, apply_early: bool) {
         role: if primary { Role::Leader } else { Role::Follower },
         cause: "boot".into(),
         from: None,
+        ballot: None,
     });
     if !primary {
         loop {

@@ -225,8 +225,9 @@ impl Raft {
         io.event(ModelEvent::Role {
             term: self.term,
             role,
-            cause: cause.to_string(),
+            cause: cause.into(),
             from,
+            ballot: None,
         });
     }
 

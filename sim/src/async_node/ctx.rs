@@ -4,7 +4,7 @@
 //! kept by a task of a crashed incarnation does nothing (its waits never
 //! end, and the task is gone with its node anyway).
 
-use super::host::{self, enter_call, typed, Entry, Message, NodeHost, Pending, Record, Sent};
+use super::host::{self, enter_call, typed, Entry, Message, NodeHost, Pending, Record, Sent, Waiters};
 use super::task::JoinHandle;
 use super::time::{self, Sleep};
 use super::wire::{CallError, Envelope, ReplyTo, Wire};
@@ -12,6 +12,7 @@ use crate::event::ModelEvent;
 use crate::machine::{DiskError, DiskOp, NodeId, Output};
 use crate::workload::{ClientReply, ClientReq};
 use serde::Serialize;
+use std::collections::VecDeque;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
@@ -150,10 +151,14 @@ impl<M: Message, R: Record> Ctx<M, R> {
 
     /// The next message that reaches this node, told or asked.
     pub fn recv(&self) -> Recv<M, R> {
-        Recv {
-            ctx: *self,
-            waiter: None,
-        }
+        Next::new(*self, |h| (&mut h.inbox, &mut h.recv_waiters))
+    }
+
+    /// The next peer whose connection to this node broke, on `stream`
+    /// links (see [`crate::machine::Machine::on_link_broken`]); never on
+    /// datagram links.
+    pub fn link_broken(&self) -> LinkBroken<M, R> {
+        Next::new(*self, |h| (&mut h.broken, &mut h.broken_waiters))
     }
 
     /// Asks node `to` and waits at most `timeout` (of this node's
@@ -194,10 +199,7 @@ impl<M: Message, R: Record> Ctx<M, R> {
 
     /// The next client request sent to this node.
     pub fn client_request(&self) -> ClientRequest<M, R> {
-        ClientRequest {
-            ctx: *self,
-            waiter: None,
-        }
+        Next::new(*self, |h| (&mut h.clients, &mut h.client_waiters))
     }
 
     /// Answers client request `req_id`.
@@ -285,84 +287,61 @@ impl<M: Message, R: Record> Ctx<M, R> {
     }
 }
 
+/// Which of a node's queues a [`Next`] takes from.
+type Queue<M, R, T> = fn(&mut NodeHost<M, R>) -> (&mut VecDeque<T>, &mut Waiters);
+
+/// Waits for the next item of one of the node's queues: a message
+/// ([`Recv`]), a client request ([`ClientRequest`]) or a broken link
+/// ([`LinkBroken`]).
+pub struct Next<M: Message, R: Record, T> {
+    ctx: Ctx<M, R>,
+    waiter: Option<u64>,
+    queue: Queue<M, R, T>,
+}
+
 /// Waits for the next message; see [`Ctx::recv`].
-pub struct Recv<M: Message, R: Record> {
-    ctx: Ctx<M, R>,
-    waiter: Option<u64>,
-}
-
-impl<M: Message, R: Record> Future for Recv<M, R> {
-    type Output = Envelope<M>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Envelope<M>> {
-        let this = self.get_mut();
-        let waiter = this.waiter;
-        let got = this.ctx.with(|n, h, _| {
-            if let Some(w) = waiter {
-                h.recv_waiters.remove(&w);
-            }
-            match h.inbox.pop_front() {
-                Some(e) => (Some(e), None),
-                None => {
-                    let w = waiter.unwrap_or_else(|| n.fresh_id());
-                    h.recv_waiters.insert(w, cx.waker().clone());
-                    (None, Some(w))
-                }
-            }
-        });
-        match got {
-            Some((Some(e), _)) => {
-                this.waiter = None;
-                Poll::Ready(e)
-            }
-            Some((None, w)) => {
-                this.waiter = w;
-                Poll::Pending
-            }
-            None => Poll::Pending,
-        }
-    }
-}
-
-impl<M: Message, R: Record> Drop for Recv<M, R> {
-    fn drop(&mut self) {
-        if let Some(w) = self.waiter {
-            forget_waiter::<M, R>(self.ctx.node, self.ctx.inc, |h| {
-                h.recv_waiters.remove(&w);
-            });
-        }
-    }
-}
-
+pub type Recv<M, R> = Next<M, R, Envelope<M>>;
 /// Waits for the next client request; see [`Ctx::client_request`].
-pub struct ClientRequest<M: Message, R: Record> {
-    ctx: Ctx<M, R>,
-    waiter: Option<u64>,
+pub type ClientRequest<M, R> = Next<M, R, ClientReq>;
+/// Waits for the next connection that broke; see [`Ctx::link_broken`].
+pub type LinkBroken<M, R> = Next<M, R, NodeId>;
+
+impl<M: Message, R: Record, T> Next<M, R, T> {
+    fn new(ctx: Ctx<M, R>, queue: Queue<M, R, T>) -> Self {
+        Next {
+            ctx,
+            waiter: None,
+            queue,
+        }
+    }
 }
 
-impl<M: Message, R: Record> Future for ClientRequest<M, R> {
-    type Output = ClientReq;
+impl<M: Message, R: Record, T> Unpin for Next<M, R, T> {}
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ClientReq> {
+impl<M: Message, R: Record, T> Future for Next<M, R, T> {
+    type Output = T;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
         let this = self.get_mut();
-        let waiter = this.waiter;
+        let (waiter, queue) = (this.waiter, this.queue);
         let got = this.ctx.with(|n, h, _| {
+            let (items, waiters) = queue(h);
             if let Some(w) = waiter {
-                h.client_waiters.remove(&w);
+                waiters.remove(&w);
             }
-            match h.clients.pop_front() {
-                Some(r) => (Some(r), None),
+            match items.pop_front() {
+                Some(item) => (Some(item), None),
                 None => {
                     let w = waiter.unwrap_or_else(|| n.fresh_id());
-                    h.client_waiters.insert(w, cx.waker().clone());
+                    waiters.insert(w, cx.waker().clone());
                     (None, Some(w))
                 }
             }
         });
         match got {
-            Some((Some(r), _)) => {
+            Some((Some(item), _)) => {
                 this.waiter = None;
-                Poll::Ready(r)
+                Poll::Ready(item)
             }
             Some((None, w)) => {
                 this.waiter = w;
@@ -373,11 +352,12 @@ impl<M: Message, R: Record> Future for ClientRequest<M, R> {
     }
 }
 
-impl<M: Message, R: Record> Drop for ClientRequest<M, R> {
+impl<M: Message, R: Record, T> Drop for Next<M, R, T> {
     fn drop(&mut self) {
         if let Some(w) = self.waiter {
+            let queue = self.queue;
             forget_waiter::<M, R>(self.ctx.node, self.ctx.inc, |h| {
-                h.client_waiters.remove(&w);
+                queue(h).1.remove(&w);
             });
         }
     }

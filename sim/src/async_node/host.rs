@@ -278,6 +278,9 @@ pub(crate) struct NodeHost<M, R> {
     pub(crate) calls: BTreeMap<u64, Pending<M>>,
     pub(crate) clients: VecDeque<ClientReq>,
     pub(crate) client_waiters: Waiters,
+    /// Peers whose connection broke, not yet taken by a task.
+    pub(crate) broken: VecDeque<NodeId>,
+    pub(crate) broken_waiters: Waiters,
     pub(crate) fsyncs: BTreeMap<SyncTicket, Pending<Result<(), DiskError>>>,
     /// What the disk durably held at boot, and what reading it met.
     pub(crate) disk: Vec<R>,
@@ -292,6 +295,8 @@ impl<M, R> Default for NodeHost<M, R> {
             calls: BTreeMap::new(),
             clients: VecDeque::new(),
             client_waiters: Waiters::default(),
+            broken: VecDeque::new(),
+            broken_waiters: Waiters::default(),
             fsyncs: BTreeMap::new(),
             disk: Vec::new(),
             disk_read: Ok(()),
@@ -304,6 +309,7 @@ impl<M, R> NodeHost<M, R> {
     pub(crate) fn waits(&self) -> usize {
         self.recv_waiters.len()
             + self.client_waiters.len()
+            + self.broken_waiters.len()
             + self.calls.values().filter(|p| p.waker.is_some()).count()
             + self.fsyncs.values().filter(|p| p.waker.is_some()).count()
     }
@@ -522,6 +528,13 @@ impl<M: Message, R: Record> Machine for HostMachine<M, R> {
 
     fn on_fsync_failed(&mut self, ticket: SyncTicket, _io: &mut Io<Self>) {
         self.fsync_done(ticket, Err(DiskError::Fsync));
+    }
+
+    fn on_link_broken(&mut self, peer: NodeId, _io: &mut Io<Self>) {
+        self.with_node(|_, h| {
+            h.broken.push_back(peer);
+            wake_all(&mut h.broken_waiters);
+        });
     }
 }
 

@@ -58,7 +58,7 @@ pub(crate) mod time;
 pub(crate) mod timer;
 mod wire;
 
-pub use ctx::{ClientRequest, Ctx, Fsync, Recv};
+pub use ctx::{ClientRequest, Ctx, Fsync, LinkBroken, Next, Recv};
 pub use host::{HostMachine, Message, Record, CALLS_PER_POLL_MAX, DEADLOCK_QUIET_MS, INBOX_MAX, POLLS_PER_SIM_MS_MAX};
 pub use task::{spawn, JoinError, JoinHandle};
 pub use time::{

@@ -99,11 +99,21 @@ mod tests {
     }
 
     fn invoke(client: u32, op_id: u64, op: KvOp) -> EventKind {
-        EventKind::Invoke { client, op_id, op }
+        EventKind::Invoke {
+            client,
+            op_id,
+            op,
+            to: None,
+        }
     }
 
     fn ok(client: u32, op_id: u64, result: KvResult) -> EventKind {
-        EventKind::Ok { client, op_id, result }
+        EventKind::Ok {
+            client,
+            op_id,
+            result,
+            to: None,
+        }
     }
 
     #[test]

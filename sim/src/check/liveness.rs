@@ -1,5 +1,5 @@
 use super::{Invariant, Violation};
-use crate::event::{Event, EventKind, MemberState, ModelEvent, Role};
+use crate::event::{Ballot, Event, EventKind, MemberState, ModelEvent, Role, RoleCause};
 use crate::nemesis::{Action, Target};
 use crate::net::Network;
 use serde::{Deserialize, Serialize};
@@ -30,8 +30,9 @@ impl Default for LivenessParams {
 /// Where the model reports membership views ([`ModelEvent::Member`]), every
 /// healed, running node also counts every other one as alive by the end.
 ///
-/// A disruption: a healthy leader deposed by a term that some candidate
-/// began after that leader was elected. A leader is healthy when, from its
+/// A disruption: a healthy leader deposed (cause
+/// [`RoleCause::HigherTerm`]) by an epoch, a term or a ballot, that some
+/// candidate began after that leader was elected. A leader is healthy when, from its
 /// election to its fall, it kept clean two-way links to a quorum of running
 /// nodes; the checker follows the faults in the trace to know that, the
 /// same way the network applied them. A term begun before the election (a
@@ -49,9 +50,9 @@ pub struct Liveness {
     elected_at: BTreeMap<usize, u64>,
     /// node -> the last time it lacked a healthy quorum
     lost_quorum_at: BTreeMap<usize, u64>,
-    /// term -> when the first candidate of that term appeared, or the
+    /// epoch -> when the first candidate of that epoch appeared, or the
     /// first pre-vote round probing it began
-    term_began: BTreeMap<u64, u64>,
+    term_began: BTreeMap<Ballot, u64>,
     disruptions: Vec<u64>,
     /// Completions after the heal: (time, client, ok?, event index).
     done: Vec<(u64, u32, bool, u64)>,
@@ -172,16 +173,31 @@ impl Invariant for Liveness {
                     self.not_alive.insert((n, *peer), (*state, e.i));
                 }
             }
-            (EventKind::Model(ModelEvent::Role { term, role, cause, .. }), Some(n)) => {
+            (
+                EventKind::Model(ModelEvent::Role {
+                    term,
+                    role,
+                    cause,
+                    ballot,
+                    ..
+                }),
+                Some(n),
+            ) => {
                 let was = self.role.insert(n, (*role, *term));
+                let epoch = Ballot::of(*term, ballot);
                 if matches!(role, Role::Candidate | Role::Leader) {
-                    self.term_began.entry(*term).or_insert(e.t_ns);
+                    self.term_began.entry(epoch.clone()).or_insert(e.t_ns);
                 }
-                // A pre-candidate of term t probes t + 1: a pre-vote round in
-                // flight when a leader is elected races the election, like a
+                // A pre-candidate of term t probes t + 1 (one with a ballot
+                // names the ballot it probes): a pre-vote round in flight
+                // when a leader is elected races the election, like a
                 // candidacy begun before it.
                 if *role == Role::PreCandidate {
-                    self.term_began.entry(*term + 1).or_insert(e.t_ns);
+                    let probed = match ballot {
+                        Some(b) => b.clone(),
+                        None => Ballot(vec![term.saturating_add(1)]),
+                    };
+                    self.term_began.entry(probed).or_insert(e.t_ns);
                 }
                 if *role == Role::Leader {
                     self.elected_at.insert(n, e.t_ns);
@@ -193,12 +209,12 @@ impl Invariant for Liveness {
                 let was_leader = matches!(was, Some((Role::Leader, _)));
                 let elected = self.elected_at.get(&n).copied();
                 let healthy = elected.is_some_and(|el| self.lost_quorum_at.get(&n).is_none_or(|l| *l < el));
-                let term_is_newer = matches!((elected, self.term_began.get(term)), (Some(el), Some(b)) if *b > el);
+                let term_is_newer = matches!((elected, self.term_began.get(&epoch)), (Some(el), Some(b)) if *b > el);
                 if self.heal.is_some()
                     && was_leader
                     && healthy
                     && term_is_newer
-                    && cause == "higher-term"
+                    && *cause == RoleCause::HigherTerm
                     && !self.impaired.contains(&n)
                 {
                     self.disruptions.push(e.i);
@@ -312,6 +328,7 @@ mod tests {
                 role,
                 cause: cause.into(),
                 from: None,
+                ballot: None,
             }),
         )
     }
@@ -325,6 +342,7 @@ mod tests {
                 client,
                 op_id: i,
                 result: KvResult::Done,
+                to: None,
             },
         )
     }
@@ -354,6 +372,7 @@ mod tests {
                 client: 0,
                 op_id: 2,
                 op: crate::workload::KvOp::Get { key: 0 },
+                to: None,
             },
         ))
         .unwrap();
@@ -372,6 +391,7 @@ mod tests {
                 client: 0,
                 op_id: 1,
                 why: "timeout".into(),
+                to: None,
             },
         ))
         .unwrap();
@@ -527,5 +547,60 @@ mod tests {
         let v = c.finish(10_000_000_000).unwrap_err();
         assert!(v.message.contains("deposed"), "{}", v.message);
         assert_eq!(c.counters(), vec![("disruptions", 1)]);
+    }
+    /// A Paxos role event: ballot `(n, pid)`, round `n` as the term.
+    fn ballot_role(i: u64, ms: u64, node: usize, role: Role, n: u64, pid: u64, cause: &str) -> Event {
+        at(
+            i,
+            ms,
+            Some(node),
+            EventKind::Model(ModelEvent::Role {
+                term: n,
+                role,
+                cause: cause.into(),
+                from: None,
+                ballot: Some(Ballot(vec![n, pid])),
+            }),
+        )
+    }
+
+    #[test]
+    fn two_nodes_racing_in_one_round_is_no_disruption() {
+        let mut c = healed();
+        // Nodes 0 and 1 both prepare round 3; node 0's ballot wins first,
+        // node 1's higher one (same round, higher pid) deposes it.
+        c.observe(&ballot_role(2, 5_100, 0, Role::Candidate, 3, 1, "timeout"))
+            .unwrap();
+        c.observe(&ballot_role(3, 5_101, 1, Role::Candidate, 3, 2, "timeout"))
+            .unwrap();
+        c.observe(&ballot_role(4, 5_110, 0, Role::Leader, 3, 1, "won")).unwrap();
+        c.observe(&ballot_role(5, 5_120, 0, Role::Follower, 3, 2, "higher-term"))
+            .unwrap();
+        assert_eq!(c.counters(), vec![("disruptions", 0)]);
+    }
+
+    #[test]
+    fn a_ballot_begun_after_the_election_that_deposes_is_a_disruption() {
+        let mut c = healed();
+        c.observe(&ballot_role(2, 5_100, 0, Role::Leader, 3, 1, "won")).unwrap();
+        c.observe(&ballot_role(3, 5_900, 2, Role::Candidate, 4, 3, "timeout"))
+            .unwrap();
+        c.observe(&ballot_role(4, 6_000, 0, Role::Follower, 4, 3, "higher-term"))
+            .unwrap();
+        assert_eq!(c.counters(), vec![("disruptions", 1)]);
+    }
+
+    #[test]
+    fn causes_read_back_typed_and_write_as_before() {
+        assert_eq!(RoleCause::from("higher-term"), RoleCause::HigherTerm);
+        assert_eq!(
+            RoleCause::from("promised-elsewhere"),
+            RoleCause::Other("promised-elsewhere".into())
+        );
+        assert_eq!(
+            serde_json::to_string(&RoleCause::PreVoteWon).unwrap(),
+            "\"pre-vote-won\""
+        );
+        assert_eq!(serde_json::to_string(&RoleCause::Other("x".into())).unwrap(), "\"x\"");
     }
 }

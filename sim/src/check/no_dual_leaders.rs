@@ -1,14 +1,16 @@
 use super::{Invariant, Violation};
-use crate::event::{Event, EventKind, ModelEvent, Role};
+use crate::event::{Ballot, Event, EventKind, ModelEvent, Role};
 use std::collections::BTreeMap;
 
-/// At most one leader is elected in any term (Raft's Election Safety). A
-/// leader is a node incarnation: a node that restarts and wins the same term
-/// again was elected twice, which a durable vote makes impossible.
+/// At most one leader is elected in any term (Raft's Election Safety), or
+/// in any ballot for a protocol that names its epochs by ballots (see
+/// [`Ballot`]). A leader is a node incarnation: a node that restarts and
+/// wins the same epoch again was elected twice, which a durable vote or
+/// promise makes impossible.
 #[derive(Default)]
 pub struct NoDualLeaders {
-    /// term -> (leader, its incarnation, event index of its election)
-    leaders: BTreeMap<u64, (usize, u64, u64)>,
+    /// epoch -> (leader, its incarnation, event index of its election)
+    leaders: BTreeMap<Ballot, (usize, u64, u64)>,
     /// node -> boots seen
     incarnation: BTreeMap<usize, u64>,
 }
@@ -27,26 +29,28 @@ impl Invariant for NoDualLeaders {
         let EventKind::Model(ModelEvent::Role {
             term,
             role: Role::Leader,
+            ballot,
             ..
         }) = &e.kind
         else {
             return Ok(());
         };
+        let epoch = Ballot::of(*term, ballot);
         let inc = self.incarnation.get(&node).copied().unwrap_or(0);
-        match self.leaders.get(term) {
+        match self.leaders.get(&epoch) {
             Some(&(first, _, at)) if first != node => Err(Violation::new(
                 self.id(),
-                format!("nodes {first} and {node} both became leader in term {term}"),
+                format!("nodes {first} and {node} both became leader in {epoch}"),
                 vec![at, e.i],
             )),
             Some(&(_, first_inc, at)) if first_inc != inc => Err(Violation::new(
                 self.id(),
-                format!("node {node} became leader in term {term} again after a restart"),
+                format!("node {node} became leader in {epoch} again after a restart"),
                 vec![at, e.i],
             )),
             Some(_) => Ok(()),
             None => {
-                self.leaders.insert(*term, (node, inc, e.i));
+                self.leaders.insert(epoch, (node, inc, e.i));
                 Ok(())
             }
         }
@@ -67,8 +71,34 @@ mod tests {
                 role: Role::Leader,
                 cause: "won".into(),
                 from: None,
+                ballot: None,
             },
         )
+    }
+
+    /// A Paxos leader of ballot `(n, pid)`, whose round `n` is its term.
+    fn paxos_leader(i: u64, node: usize, n: u64, pid: u64) -> Event {
+        ev(
+            i,
+            node,
+            ModelEvent::Role {
+                term: n,
+                role: Role::Leader,
+                cause: "won".into(),
+                from: None,
+                ballot: Some(Ballot(vec![n, pid])),
+            },
+        )
+    }
+
+    #[test]
+    fn ballots_of_one_round_are_distinct_epochs() {
+        let mut c = NoDualLeaders::default();
+        c.observe(&paxos_leader(0, 0, 3, 1)).unwrap();
+        c.observe(&paxos_leader(1, 1, 3, 2)).unwrap();
+        let v = c.observe(&paxos_leader(2, 2, 3, 2)).unwrap_err();
+        assert_eq!(v.evidence, vec![1, 2]);
+        assert!(v.message.contains("ballot (3, 2)"), "{}", v.message);
     }
 
     #[test]

@@ -124,6 +124,7 @@ mod tests {
                 role: Role::Leader,
                 cause: "won".into(),
                 from: None,
+                ballot: None,
             },
             ModelEvent::HardState { term: 1, vote: None },
             ModelEvent::Commit { index: 1 },

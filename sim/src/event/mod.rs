@@ -9,9 +9,13 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
 mod custom;
+mod hash;
 pub use custom::{CustomEvent, GENERIC_KINDS};
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Hashed as `hash.rs` says: fields added since reports were first hashed
+/// do not count, so a report an earlier release wrote still matches its
+/// hash and replays.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Event {
     /// Position in the trace; evidence in a verdict names these.
     pub i: u64,
@@ -42,6 +46,102 @@ pub enum Role {
     Leader,
 }
 
+/// A leadership epoch in the protocol's own order: a tuple compared
+/// element by element, as Paxos compares ballots `(n, priority, pid)`. At
+/// most one node may lead in each (`no-dual-leaders`), and the liveness
+/// checker orders elections by it. A Raft term is the one-element ballot
+/// `[term]`, which is what a role event without a ballot stands for.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Ballot(pub Vec<u64>);
+
+impl Ballot {
+    /// The epoch a role event names: its ballot, or else its term.
+    pub fn of(term: u64, ballot: &Option<Ballot>) -> Ballot {
+        ballot.clone().unwrap_or_else(|| Ballot(vec![term]))
+    }
+}
+
+impl std::fmt::Display for Ballot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.as_slice() {
+            [term] => write!(f, "term {term}"),
+            parts => {
+                let parts: Vec<String> = parts.iter().map(u64::to_string).collect();
+                write!(f, "ballot ({})", parts.join(", "))
+            }
+        }
+    }
+}
+
+/// Why a node's role changed. The checkers read only these meanings, the
+/// same for Raft, Multi-Paxos and Omni-Paxos: `liveness` counts a healthy
+/// leader deposed with [`RoleCause::HigherTerm`] by an epoch begun after
+/// its election as a disruption; every other cause (a lost quorum, a
+/// model's own reason) is not one. A cause of the model's own is written
+/// as its text and kept as [`RoleCause::Other`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoleCause {
+    /// The node (re)started in this role.
+    Boot,
+    /// A timer ran out: the node campaigns (a candidacy, a pre-vote, a
+    /// Paxos prepare phase).
+    Timeout,
+    /// A pre-vote round succeeded: the real election begins.
+    PreVoteWon,
+    /// Elected: a quorum granted the epoch.
+    Won,
+    /// A message carried a higher term or ballot: the node follows it,
+    /// and a leader is deposed.
+    HigherTerm,
+    /// A leader stepped down on its own, having heard from no quorum.
+    CheckQuorum,
+    /// Any other reason, in the model's words.
+    #[serde(untagged)]
+    Other(String),
+}
+
+impl From<&str> for RoleCause {
+    fn from(s: &str) -> RoleCause {
+        serde_json::from_value(serde_json::Value::from(s)).unwrap_or_else(|_| RoleCause::Other(s.to_string()))
+    }
+}
+
+impl From<String> for RoleCause {
+    fn from(s: String) -> RoleCause {
+        RoleCause::from(s.as_str())
+    }
+}
+
+impl RoleCause {
+    /// The cause as written in a trace.
+    pub fn as_str(&self) -> &str {
+        match self {
+            RoleCause::Boot => "boot",
+            RoleCause::Timeout => "timeout",
+            RoleCause::PreVoteWon => "pre-vote-won",
+            RoleCause::Won => "won",
+            RoleCause::HigherTerm => "higher-term",
+            RoleCause::CheckQuorum => "check-quorum",
+            RoleCause::Other(s) => s,
+        }
+    }
+}
+
+/// Hashed as its text, as the string it replaced was.
+impl std::hash::Hash for RoleCause {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
+    }
+}
+
+impl std::fmt::Display for RoleCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Why a message never arrived.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -50,6 +150,8 @@ pub enum DropCause {
     Partition,
     /// The receiver was down when the message arrived.
     Down,
+    /// A stream message whose connection broke while it was in flight.
+    Reset,
 }
 
 /// What the world did or saw.
@@ -96,26 +198,38 @@ pub enum EventKind {
         lost: u64,
         kept: u64,
     },
+    /// A client began an op. `to` is the node its first request went to;
+    /// on an end (`ok`, `fail`, `info`), `to` is where its last request
+    /// went: the node that answered, or the one that kept it waiting.
+    /// (Absent only in reports of older releases.)
     Invoke {
         client: u32,
         op_id: u64,
         op: KvOp,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<NodeId>,
     },
     Ok {
         client: u32,
         op_id: u64,
         result: KvResult,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<NodeId>,
     },
     Fail {
         client: u32,
         op_id: u64,
         why: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<NodeId>,
     },
     /// The outcome is unknown: the op may take effect at any later point.
     Info {
         client: u32,
         op_id: u64,
         why: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<NodeId>,
     },
     Reached {
         goal: String,
@@ -137,19 +251,31 @@ pub enum EventKind {
     Halt {
         reason: String,
     },
+    /// On a stream link: the node learned that its connection to `peer`
+    /// broke, through a loss, a partition, or an end that was down (`cause`).
+    LinkBroken {
+        peer: NodeId,
+        cause: DropCause,
+    },
 }
 
 /// What a node reports about itself.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "model", rename_all = "kebab-case")]
 pub enum ModelEvent {
-    /// The node's role changed. `cause` names why ("timeout", "higher-term",
-    /// "check-quorum", "won", ..); `from` is the peer whose message caused it.
+    /// The node's role changed, or the leadership epoch it is in did.
+    /// `term` is the epoch as one number (a Raft term, a Paxos round);
+    /// a protocol whose epochs are tuples (a Paxos ballot `(n, priority,
+    /// pid)`) gives `ballot` too, which then orders and names epochs in
+    /// its stead (see [`Ballot`]). `cause` says why (see [`RoleCause`]);
+    /// `from` is the peer whose message caused it.
     Role {
         term: u64,
         role: Role,
-        cause: String,
+        cause: RoleCause,
         from: Option<NodeId>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ballot: Option<Ballot>,
     },
     /// HardState made durable.
     HardState {

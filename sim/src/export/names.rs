@@ -40,6 +40,7 @@ pub(super) fn action(a: &Action) -> String {
         }
         Action::Link { from, to, .. } => format!("degrade link {from} -> {to}"),
         Action::Heal => "heal".into(),
+        Action::LinkMode { a, b, mode } => format!("link {a} <-> {b} becomes {}", tag(mode, "")),
         Action::Crash { node } => format!("crash node {node}"),
         Action::Restart { node } => format!("restart node {node}"),
         Action::Pause { node, ms } => format!("pause node {node} for {ms} ms"),

@@ -186,7 +186,7 @@ impl Walk {
                     fields(e),
                 );
             }
-            (EventKind::Invoke { client, op_id, op }, _) => {
+            (EventKind::Invoke { client, op_id, op, .. }, _) => {
                 let op = serde_json::to_value(op).unwrap_or(Value::Null);
                 let name = names::op(&op);
                 let span = Open {
@@ -200,12 +200,21 @@ impl Walk {
                     self.close((self.clients, Lane::Client(c)), old, t);
                 }
             }
-            (EventKind::Ok { client, op_id, result }, _) => {
+            (
+                EventKind::Ok {
+                    client, op_id, result, ..
+                },
+                _,
+            ) => {
                 let result = serde_json::to_value(result).unwrap_or(Value::Null);
                 self.complete(e, *client, *op_id, "ok", "result", result);
             }
-            (EventKind::Fail { client, op_id, why }, _) => self.complete(e, *client, *op_id, "fail", "why", json!(why)),
-            (EventKind::Info { client, op_id, why }, _) => self.complete(e, *client, *op_id, "info", "why", json!(why)),
+            (EventKind::Fail { client, op_id, why, .. }, _) => {
+                self.complete(e, *client, *op_id, "fail", "why", json!(why))
+            }
+            (EventKind::Info { client, op_id, why, .. }, _) => {
+                self.complete(e, *client, *op_id, "info", "why", json!(why))
+            }
             (EventKind::Model(ModelEvent::Role { term, role, .. }), Some(n)) => {
                 if let Some(old) = self.roles.remove(&n) {
                     self.close((node_pid(n), Lane::Role), old, t);

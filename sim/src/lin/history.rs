@@ -286,6 +286,7 @@ mod tests {
                 client: 0,
                 op_id: 0,
                 op: put.clone(),
+                to: None,
             },
         ))
         .unwrap();
@@ -295,6 +296,7 @@ mod tests {
                 client: 1,
                 op_id: 1,
                 op: put.clone(),
+                to: None,
             },
         ))
         .unwrap();
@@ -305,6 +307,7 @@ mod tests {
                 client: 1,
                 op_id: 1,
                 why: "no leader".into(),
+                to: None,
             },
         ))
         .unwrap();
@@ -314,6 +317,7 @@ mod tests {
                 client: 0,
                 op_id: 0,
                 result: KvResult::Done,
+                to: None,
             },
         ))
         .unwrap();
@@ -323,6 +327,7 @@ mod tests {
                 client: 1,
                 op_id: 2,
                 op: put.clone(),
+                to: None,
             },
         ))
         .unwrap();
@@ -332,6 +337,7 @@ mod tests {
                 client: 1,
                 op_id: 2,
                 why: "timeout".into(),
+                to: None,
             },
         ))
         .unwrap();
@@ -341,6 +347,7 @@ mod tests {
                 client: 0,
                 op_id: 3,
                 op: put,
+                to: None,
             },
         ))
         .unwrap();
@@ -351,6 +358,7 @@ mod tests {
                 client: 1,
                 op_id: 4,
                 op: follower,
+                to: None,
             },
         ))
         .unwrap();
@@ -361,6 +369,7 @@ mod tests {
                 client: 1,
                 op_id: 4,
                 result,
+                to: None,
             },
         ))
         .unwrap();
@@ -386,6 +395,7 @@ mod tests {
                 client: 0,
                 op_id: 9,
                 result: KvResult::Done,
+                to: None,
             },
         ));
         assert!(e.unwrap_err().contains("never invoked"));
@@ -396,6 +406,7 @@ mod tests {
                 client: 0,
                 op_id: 1,
                 op: get.clone(),
+                to: None,
             },
         ))
         .unwrap();
@@ -405,6 +416,7 @@ mod tests {
                 client: 0,
                 op_id: 2,
                 op: get,
+                to: None,
             },
         ));
         assert!(e.unwrap_err().contains("still open"));
@@ -414,6 +426,7 @@ mod tests {
                 client: 0,
                 op_id: 1,
                 why: String::new(),
+                to: None,
             },
         ));
         assert!(e.unwrap_err().contains("out of order"));

@@ -108,6 +108,7 @@ fn check_action(action: &Action, nodes: usize) -> Result<(), String> {
             within("drop_per_million", *drop_per_million, 0..=1_000_000)?;
             ms("delay_ms_extra", *delay_ms_extra, 0)
         }
+        Action::LinkMode { a, b, .. } => node_of("a", *a, nodes).and_then(|_| node_of("b", *b, nodes)),
         Action::Heal | Action::CutLeaderLink { .. } | Action::ClockDriftLeader { .. } | Action::Reseed { .. } => Ok(()),
         Action::Crash { node: n } | Action::Restart { node: n } | Action::ClockDrift { node: n, .. } => node(*n),
         Action::Pause { node: n, ms: d } | Action::Disk { node: n, ms: d, .. } => {

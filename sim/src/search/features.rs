@@ -263,6 +263,7 @@ mod tests {
                 role: r,
                 cause: "x".into(),
                 from: None,
+                ballot: None,
             }),
         )
     }

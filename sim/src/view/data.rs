@@ -110,7 +110,7 @@ fn report_ops(trace: &[Event]) -> Vec<ViewOp> {
     let mut open: BTreeMap<(u32, u64), usize> = BTreeMap::new();
     for e in trace {
         match &e.kind {
-            EventKind::Invoke { client, op_id, op } => {
+            EventKind::Invoke { client, op_id, op, .. } => {
                 open.insert((*client, *op_id), ops.len());
                 ops.push(ViewOp {
                     client: *client as u64,
@@ -122,15 +122,21 @@ fn report_ops(trace: &[Event]) -> Vec<ViewOp> {
                     complete_i: None,
                 });
             }
-            EventKind::Ok { client, op_id, result } => close(&mut ops, &mut open, (*client, *op_id), e, "ok", |op| {
+            EventKind::Ok {
+                client, op_id, result, ..
+            } => close(&mut ops, &mut open, (*client, *op_id), e, "ok", |op| {
                 format!("{} -> {}", op.text, serde_json::to_string(result).unwrap_or_default())
             }),
-            EventKind::Fail { client, op_id, why } => close(&mut ops, &mut open, (*client, *op_id), e, "fail", |op| {
-                format!("{} failed: {why}", op.text)
-            }),
-            EventKind::Info { client, op_id, why } => close(&mut ops, &mut open, (*client, *op_id), e, "info", |op| {
-                format!("{} unknown: {why}", op.text)
-            }),
+            EventKind::Fail { client, op_id, why, .. } => {
+                close(&mut ops, &mut open, (*client, *op_id), e, "fail", |op| {
+                    format!("{} failed: {why}", op.text)
+                })
+            }
+            EventKind::Info { client, op_id, why, .. } => {
+                close(&mut ops, &mut open, (*client, *op_id), e, "info", |op| {
+                    format!("{} unknown: {why}", op.text)
+                })
+            }
             _ => {}
         }
     }

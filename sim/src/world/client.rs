@@ -91,38 +91,33 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     pub(super) fn invoke(&mut self, client: u32) {
         let op = self.pick_op(client);
         let op_id = self.next_op;
-        self.record(
-            None,
-            EventKind::Invoke {
-                client,
-                op_id,
-                op: op.clone(),
-            },
-        );
         self.next_req += 1;
         let req_id = self.next_req;
         self.clients[client as usize].op = Some(OpState {
             op_id,
-            op,
+            op: op.clone(),
             req_id,
             attempts: 0,
             node: 0,
         });
         let timeout = self.now + self.scenario.workload.op_timeout_ms * MS;
         self.at(timeout, Ev::ClientTimeout { client, op_id });
-        self.attempt(client, 0);
+        // Where the first request goes is drawn before the op is recorded,
+        // so that the invocation can name it; recording draws nothing.
+        let to = self.attempt(client, 0);
+        self.record(None, EventKind::Invoke { client, op_id, op, to });
     }
 
     /// Send the current op of `client` where its retry policy says, or to a
     /// random node, after `delay_ns` (a retry backoff). A follower read
-    /// starts at a random node: any node may serve it.
-    fn attempt(&mut self, client: u32, delay_ns: u64) {
+    /// starts at a random node: any node may serve it. Returns the node.
+    fn attempt(&mut self, client: u32, delay_ns: u64) -> Option<NodeId> {
         let n = self.nodes.len() as u64;
         let guess = range(&mut self.work_rng, 0, n - 1) as NodeId;
         self.next_req += 1;
         let req_id = self.next_req;
         let c = &mut self.clients[client as usize];
-        let Some(op) = c.op.as_mut() else { return };
+        let op = c.op.as_mut()?;
         let first = op.attempts == 0;
         let anywhere = first && matches!(op.op, KvOp::FollowerGet { .. });
         let retry_to = c.next.take();
@@ -143,6 +138,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         };
         let t = self.client_latency() + delay_ns;
         self.at(t, Ev::ClientReq { node, req });
+        Some(node)
     }
 
     /// An op still open when its deadline comes ends unknown.
@@ -157,7 +153,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// client forgets where the leader was and moves on to its next op.
     fn unknown(&mut self, client: u32, op_id: u64, why: &str) {
         let c = &mut self.clients[client as usize];
-        c.op = None;
+        let to = c.op.take().map(|o| o.node);
         c.next = None;
         c.leader = None;
         self.record(
@@ -166,6 +162,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 client,
                 op_id,
                 why: why.into(),
+                to,
             },
         );
         self.next_tick(client);
@@ -195,11 +192,16 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                         client: cl,
                         op_id: op.op_id,
                         result,
+                        to: Some(op.node),
                     },
                 );
                 self.next_tick(cl);
             }
-            ClientReply::Unknown => self.unknown(cl, op.op_id, "unknown"),
+            ClientReply::Unknown => {
+                let op_id = op.op_id;
+                self.clients[client].op = Some(op);
+                self.unknown(cl, op_id, "unknown");
+            }
             ClientReply::NotLeader { hint } => {
                 if op.attempts >= self.scenario.workload.retries_max {
                     self.record(
@@ -208,6 +210,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                             client: cl,
                             op_id: op.op_id,
                             why: "no leader".into(),
+                            to: Some(op.node),
                         },
                     );
                     self.next_tick(cl);

@@ -16,8 +16,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 .nodes
                 .iter()
                 .enumerate()
-                .filter_map(|(i, s)| match s.role {
-                    Some((Role::Leader, term)) if s.machine.is_some() => Some((term, i)),
+                .filter_map(|(i, s)| match &s.role {
+                    Some((Role::Leader, epoch)) if s.machine.is_some() => Some((epoch, i)),
                     _ => None,
                 })
                 .max()
@@ -61,17 +61,28 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         };
         self.record(None, EventKind::Fault { action: action.clone() });
         match action {
-            Action::Partition { groups } => self.net.partition(&groups),
+            Action::Partition { groups } => {
+                self.net.partition(&groups);
+                self.break_cut_streams();
+            }
             Action::PartitionOneWay { from, to } => {
                 for &f in &from {
                     for &t in &to {
                         self.net.cut(f, t);
                     }
                 }
+                self.break_cut_streams();
             }
             Action::Isolate { target, inbound_only } => {
                 let node = self.resolve(target);
                 self.net.isolate(node, n, inbound_only);
+                self.break_cut_streams();
+            }
+            Action::LinkMode { a, b, mode } => {
+                if mode.is_datagram() {
+                    self.break_link(a, b, crate::event::DropCause::Reset);
+                }
+                self.links.set_mode(a, b, mode);
             }
             Action::Link {
                 from,
@@ -154,6 +165,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         if let Some(inbound_only) = self.draw.impair_leader {
             let node = self.resolve(Target::Leader);
             self.net.isolate(node, self.nodes.len(), inbound_only);
+            self.break_cut_streams();
             impaired.push(node);
         }
         self.record(None, EventKind::Heal { impaired });
@@ -215,7 +227,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         let mut sources: Vec<(u64, VecDeque<Ev<M::Msg>>)> = Vec::new();
         for ev in stash {
             let key = match &ev {
-                Ev::Deliver { from, .. } => *from as u64,
+                Ev::Deliver { from, .. } | Ev::LinkBroken { peer: from, .. } => *from as u64,
                 Ev::ClientReq { req, .. } => (1 << 32) + req.req_id,
                 _ => u64::MAX,
             };

@@ -1,9 +1,13 @@
 //! Messages between nodes: the network routes each send (it may lose or
 //! duplicate it, unless the run keeps that message calm), and a delivery
 //! still fails if a partition came up in flight or the receiver is down.
+//! On a `stream` link the same draws mean what they mean to a TCP user:
+//! a loss breaks the connection, a delay holds back everything after it,
+//! a duplicate never shows (see [`crate::links`]).
 
 use super::{node::Input, Ev, World};
 use crate::event::{DropCause, EventKind};
+use crate::links::{LinkMode, Tag};
 use crate::machine::{Machine, MsgInfo, NodeId};
 use crate::net::Route;
 
@@ -20,46 +24,126 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 msg: kind.into(),
             },
         );
+        if !self.links.all_datagram() && self.links.mode(from, to) == LinkMode::Stream {
+            return self.send_stream(id, from, to, msg);
+        }
         let calm = self.calm.contains(id);
         let (route, drawn) = self.net.route_calm(from, to, &mut self.net_rng, calm);
         if drawn.any() && !calm {
             self.chaos.push((id, drawn));
         }
         match route {
-            Route::Lost(cause) => self.record(
-                Some(from),
-                EventKind::Drop {
-                    id,
-                    from,
-                    to,
-                    msg: kind.into(),
-                    cause,
-                },
-            ),
+            Route::Lost(cause) => self.dropped(from, id, from, to, kind, cause),
             Route::Deliver {
                 delay_ns,
                 duplicate_delay_ns,
             } => {
                 if let Some(d) = duplicate_delay_ns {
                     self.record(Some(from), EventKind::Duplicate { id });
+                    let copy = msg.clone();
                     self.at(
                         self.now + d,
                         Ev::Deliver {
                             id,
                             from,
                             to,
-                            msg: msg.clone(),
+                            msg: copy,
+                            conn: None,
                         },
                     );
                 }
-                self.at(self.now + delay_ns, Ev::Deliver { id, from, to, msg });
+                self.at(
+                    self.now + delay_ns,
+                    Ev::Deliver {
+                        id,
+                        from,
+                        to,
+                        msg,
+                        conn: None,
+                    },
+                );
             }
         }
     }
 
-    pub(super) fn deliver(&mut self, id: u64, from: NodeId, to: NodeId, msg: M::Msg) {
+    /// A send on a stream: on the open connection (a new one if none is),
+    /// arriving after everything sent on it before. A cut either way or a
+    /// loss breaks the connection instead of losing one message quietly.
+    fn send_stream(&mut self, id: u64, from: NodeId, to: NodeId, msg: M::Msg) {
         let kind = msg.kind();
-        let lost = if self.net.is_cut(from, to) {
+        let conn = self.links.open(from, to);
+        if self.net.is_cut(to, from) {
+            self.dropped(from, id, from, to, kind, DropCause::Partition);
+            return self.break_link(from, to, DropCause::Partition);
+        }
+        let calm = self.calm.contains(id);
+        let (route, mut drawn) = self.net.route_calm(from, to, &mut self.net_rng, calm);
+        // A connection delivers each byte once: the copy was drawn, not sent.
+        drawn.duplicated = false;
+        if drawn.any() && !calm {
+            self.chaos.push((id, drawn));
+        }
+        match route {
+            Route::Lost(cause) => {
+                self.dropped(from, id, from, to, kind, cause);
+                self.break_link(from, to, cause);
+            }
+            Route::Deliver { delay_ns, .. } => {
+                let t = self.links.in_order(from, to, self.now + delay_ns);
+                self.at(
+                    t,
+                    Ev::Deliver {
+                        id,
+                        from,
+                        to,
+                        msg,
+                        conn: Some(conn),
+                    },
+                );
+            }
+        }
+    }
+
+    fn dropped(&mut self, at: NodeId, id: u64, from: NodeId, to: NodeId, msg: &'static str, cause: DropCause) {
+        self.record(
+            Some(at),
+            EventKind::Drop {
+                id,
+                from,
+                to,
+                msg: msg.into(),
+                cause,
+            },
+        );
+    }
+
+    pub(super) fn deliver(&mut self, id: u64, from: NodeId, to: NodeId, msg: M::Msg, conn: Option<Tag>) {
+        let Some(tag) = conn else {
+            return self.hand_over(id, from, to, msg, false);
+        };
+        if !self.links.is_current(from, to, tag.epoch) {
+            return self.dropped(to, id, from, to, msg.kind(), DropCause::Reset);
+        }
+        if !self.links.is_next(from, to, tag) {
+            self.held.insert((from, to, tag.seq), (id, msg));
+            return;
+        }
+        self.hand_over(id, from, to, msg, true);
+        // What arrived early follows, while the connection lives.
+        while self.links.is_current(from, to, tag.epoch) {
+            let next = self.links.next_seq(from, to);
+            let Some((id, msg)) = self.held.remove(&(from, to, next)) else {
+                break;
+            };
+            self.hand_over(id, from, to, msg, true);
+        }
+    }
+
+    /// A message reaches `to`, unless a partition came up in flight or
+    /// `to` is down; on a stream either breaks the connection.
+    fn hand_over(&mut self, id: u64, from: NodeId, to: NodeId, msg: M::Msg, stream: bool) {
+        let kind = msg.kind();
+        let lost = if self.net.is_cut(from, to) || (stream && self.net.is_cut(to, from)) {
             Some(DropCause::Partition)
         } else if self.nodes[to].machine.is_none() {
             Some(DropCause::Down)
@@ -67,17 +151,16 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             None
         };
         match lost {
-            Some(cause) => self.record(
-                Some(to),
-                EventKind::Drop {
-                    id,
-                    from,
-                    to,
-                    msg: kind.into(),
-                    cause,
-                },
-            ),
+            Some(cause) => {
+                self.dropped(to, id, from, to, kind, cause);
+                if stream {
+                    self.break_link(from, to, cause);
+                }
+            }
             None => {
+                if stream {
+                    self.links.handed(from, to);
+                }
                 self.record(
                     Some(to),
                     EventKind::Deliver {
@@ -89,5 +172,71 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 self.step(to, Input::Message(from, msg));
             }
         }
+    }
+
+    /// Messages held for a connection that broke never arrive.
+    fn drop_held(&mut self, a: NodeId, b: NodeId) {
+        if self.held.is_empty() {
+            return;
+        }
+        let gone: Vec<(NodeId, NodeId, u64)> = self
+            .held
+            .keys()
+            .filter(|(f, t, _)| (*f, *t) == (a, b) || (*f, *t) == (b, a))
+            .copied()
+            .collect();
+        for key in gone {
+            let (id, msg) = self.held.remove(&key).expect("a held key");
+            self.dropped(key.1, id, key.0, key.1, msg.kind(), DropCause::Reset);
+        }
+    }
+
+    /// Breaks the connection between `a` and `b`, if one is open: each
+    /// end that is up learns it one maximal network delay later, as a
+    /// reset or a timeout would tell it.
+    pub(super) fn break_link(&mut self, a: NodeId, b: NodeId, cause: DropCause) {
+        if self.links.break_conn(a, b) {
+            self.drop_held(a, b);
+            self.tell_broken(a, b, cause);
+            self.tell_broken(b, a, cause);
+        }
+    }
+
+    /// Every connection of a node that went down breaks; its peers learn it.
+    pub(super) fn break_all(&mut self, node: NodeId) {
+        for peer in self.links.break_all(node) {
+            self.drop_held(node, peer);
+            self.tell_broken(peer, node, DropCause::Down);
+        }
+    }
+
+    pub(super) fn tell_broken(&mut self, node: NodeId, peer: NodeId, cause: DropCause) {
+        if self.nodes[node].machine.is_none() {
+            return;
+        }
+        let inc = self.nodes[node].inc;
+        let t = self.now + (self.net.cfg.delay_ms_max * super::MS).max(1);
+        self.at(t, Ev::LinkBroken { node, inc, peer, cause });
+    }
+
+    /// Connections that a fault just cut, either way, break.
+    pub(super) fn break_cut_streams(&mut self) {
+        if self.links.all_datagram() {
+            return;
+        }
+        for (a, b) in self.links.open_pairs() {
+            if self.links.mode(a, b) == LinkMode::Stream && (self.net.is_cut(a, b) || self.net.is_cut(b, a)) {
+                self.break_link(a, b, DropCause::Partition);
+            }
+        }
+    }
+
+    /// The news of a broken connection reaches the incarnation it was for.
+    pub(super) fn link_broken(&mut self, node: NodeId, inc: u64, peer: NodeId, cause: DropCause) {
+        if self.nodes[node].inc != inc || self.nodes[node].machine.is_none() {
+            return;
+        }
+        self.record(Some(node), EventKind::LinkBroken { peer, cause });
+        self.step(node, Input::LinkBroken(peer));
     }
 }

@@ -24,7 +24,8 @@ pub use verdict::{Overrides, RunOutcome, RunSpec, Status, Verdict};
 
 use crate::calm::Calm;
 use crate::check::Invariant;
-use crate::event::EventKind;
+use crate::event::{DropCause, EventKind};
+use crate::links::{Links, Tag};
 use crate::machine::{Machine, NodeId, SyncTicket, TimerId};
 use crate::nemesis::{Action, PlanEntry, SwarmDraw};
 use crate::net::{Chaos, NetConfig, Network};
@@ -47,11 +48,21 @@ enum Ev<Msg> {
     Plan(usize),
     Heal,
     End,
+    /// `conn`: where a stream message stands on its connection (none
+    /// for a datagram).
     Deliver {
         id: u64,
         from: NodeId,
         to: NodeId,
         msg: Msg,
+        conn: Option<Tag>,
+    },
+    /// `node` (incarnation `inc`) learns that its connection to `peer` broke.
+    LinkBroken {
+        node: NodeId,
+        inc: u64,
+        peer: NodeId,
+        cause: DropCause,
     },
     Timer {
         node: NodeId,
@@ -106,6 +117,7 @@ impl<Msg> Ev<Msg> {
     fn target(&self) -> Option<NodeId> {
         match self {
             Ev::Deliver { to, .. } => Some(*to),
+            Ev::LinkBroken { node, .. } => Some(*node),
             Ev::Timer { node, .. } | Ev::Fsync { node, .. } | Ev::ClientReq { node, .. } => Some(*node),
             _ => None,
         }
@@ -124,6 +136,10 @@ struct World<'a, M: Machine, F: Fn(NodeId) -> M> {
     clock_ns: u64,
     nodes: Vec<Slot<M>>,
     net: Network,
+    links: Links,
+    /// Stream messages that arrived before the one sent ahead of them on
+    /// their connection, by (from, to, seq): handed over right after it.
+    held: BTreeMap<(NodeId, NodeId, u64), (u64, M::Msg)>,
     net_rng: ChaCha8Rng,
     disk_rng: ChaCha8Rng,
     work_rng: ChaCha8Rng,
@@ -222,6 +238,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 .map(|i| Slot::new(stream(spec.seed, Stream::Node(i))))
                 .collect(),
             net: Network::new(NetConfig::from(&draw)),
+            links: Links::new(sc.links),
+            held: BTreeMap::new(),
             net_rng: stream(spec.seed, Stream::Net),
             disk_rng: stream(spec.seed, Stream::Disk),
             work_rng: stream(spec.seed, Stream::Workload),
@@ -427,7 +445,14 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             Ev::Heal => self.heal(),
             Ev::Resume { node } => self.resume(node),
             Ev::End => {}
-            Ev::Deliver { id, from, to, msg } => self.deliver(id, from, to, msg),
+            Ev::Deliver {
+                id,
+                from,
+                to,
+                msg,
+                conn,
+            } => self.deliver(id, from, to, msg, conn),
+            Ev::LinkBroken { node, inc, peer, cause } => self.link_broken(node, inc, peer, cause),
             Ev::Timer { node, inc, id, gen } => self.timer(node, inc, id, gen),
             Ev::Fsync {
                 node,

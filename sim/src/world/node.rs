@@ -5,7 +5,7 @@ use super::targeted::Cue;
 use super::{limits, panic_text, Ev, Verdict, World, MS};
 use crate::clock::Clock;
 use crate::disk::Disk;
-use crate::event::{EventKind, ModelEvent, Role};
+use crate::event::{Ballot, EventKind, ModelEvent, Role};
 use crate::machine::{DiskFaults, Io, Machine, NodeId, Output, SyncTicket, TimerId};
 use crate::rng::{chance, range};
 use crate::workload::{ClientReply, ClientReq};
@@ -23,6 +23,7 @@ pub(super) enum Input<M: Machine> {
     Client(ClientReq),
     Fsynced(SyncTicket),
     FsyncFailed(SyncTicket),
+    LinkBroken(NodeId),
 }
 
 impl<M: Machine> Input<M> {
@@ -32,6 +33,7 @@ impl<M: Machine> Input<M> {
         match self {
             Input::Boot => Brief::Boot,
             Input::Message(from, _) => Brief::Message(*from),
+            Input::LinkBroken(peer) => Brief::LinkBroken(*peer),
             Input::Timer(id) => Brief::Timer(*id),
             Input::Client(req) => Brief::Client(req.req_id),
             Input::Fsynced(t) | Input::FsyncFailed(t) => Brief::Fsynced(*t),
@@ -43,6 +45,7 @@ impl<M: Machine> Input<M> {
 enum Brief {
     Boot,
     Message(NodeId),
+    LinkBroken(NodeId),
     Timer(TimerId),
     Client(u64),
     Fsynced(SyncTicket),
@@ -53,6 +56,7 @@ impl std::fmt::Display for Brief {
         match self {
             Brief::Boot => write!(f, "its boot"),
             Brief::Message(from) => write!(f, "a message from node {from}"),
+            Brief::LinkBroken(peer) => write!(f, "the news that its link to node {peer} broke"),
             Brief::Timer(id) => write!(f, "timer {id}"),
             Brief::Client(req) => write!(f, "client request {req}"),
             Brief::Fsynced(t) => write!(f, "fsync ticket {t}"),
@@ -75,7 +79,7 @@ pub(super) struct Slot<M: Machine> {
     /// Events that reached the node while it was paused, in arrival order.
     pub(super) stash: Vec<Ev<M::Msg>>,
     last_fsync_done: u64,
-    pub(super) role: Option<(Role, u64)>,
+    pub(super) role: Option<(Role, Ballot)>,
     /// Until when (true time) each lasting storage fault holds.
     pub(super) disk_until: DiskUntil,
 }
@@ -138,6 +142,10 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         slot.inc += 1;
         slot.timers.clear();
         slot.role = None;
+        if !self.links.all_datagram() {
+            self.break_all(node);
+        }
+        let slot = &mut self.nodes[node];
         let pending = slot.disk.pending_ops();
         let keep = if pending > 0 && chance(&mut self.disk_rng, self.draw.torn_write_probability) {
             range(&mut self.disk_rng, 0, pending as u64 - 1) as usize
@@ -252,6 +260,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             Input::Client(req) => machine.on_client(req, &mut io),
             Input::Fsynced(t) => machine.on_fsynced(t, &mut io),
             Input::FsyncFailed(t) => machine.on_fsync_failed(t, &mut io),
+            Input::LinkBroken(peer) => machine.on_link_broken(peer, &mut io),
         }));
         let out = std::mem::take(&mut io.out);
         if let Err(payload) = result {
@@ -354,8 +363,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 self.at(t, Ev::ClientResp { req_id, reply });
             }
             Output::Event(e) => {
-                if let ModelEvent::Role { role, term, .. } = &e {
-                    self.nodes[node].role = Some((*role, *term));
+                if let ModelEvent::Role { role, term, ballot, .. } = &e {
+                    self.nodes[node].role = Some((*role, Ballot::of(*term, ballot)));
                 }
                 self.record(Some(node), EventKind::Model(e));
             }

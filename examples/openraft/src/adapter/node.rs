@@ -132,6 +132,7 @@ async fn watch_metrics(ctx: NodeCtx, raft: OpenRaft) {
                 role,
                 cause: cause.into(),
                 from: None,
+                ballot: None,
             });
             last = Some((role, term));
         }
