@@ -37,6 +37,14 @@ struct Conn {
     /// Messages sent and handed over, per direction, on this connection.
     sent: [u64; 2],
     handed: [u64; 2],
+    /// Whether a message ever got through: a connect that never reached
+    /// the other end is news only to the ends that wrote on it.
+    established: bool,
+    /// Once broken, which ends (by direction they send in) hear of it, and
+    /// until when (true time) they have not yet: their writes meanwhile go
+    /// into the dead connection, and the news covers them.
+    hears: [bool; 2],
+    dead_until_ns: u64,
 }
 
 /// Where a stream message stands on its connection.
@@ -87,22 +95,26 @@ impl Links {
         self.modes.insert(pair(a, b), mode);
     }
 
-    /// A send from `from` to `to`: on the open connection, or a new one.
-    pub fn open(&mut self, from: NodeId, to: NodeId) -> Tag {
+    /// A send from `from` to `to` at `now_ns`: on the open connection, or
+    /// a new one; none while a broken one's news is on its way.
+    pub fn open(&mut self, from: NodeId, to: NodeId, now_ns: u64) -> Option<Tag> {
         let c = self.conns.entry(pair(from, to)).or_default();
+        let d = direction(from, to);
         if !c.open {
+            if now_ns < c.dead_until_ns && c.hears[d] {
+                return None;
+            }
             *c = Conn {
                 epoch: c.epoch + 1,
                 open: true,
                 ..Conn::default()
             };
         }
-        let d = direction(from, to);
         c.sent[d] += 1;
-        Tag {
+        Some(Tag {
             epoch: c.epoch,
             seq: c.sent[d],
-        }
+        })
     }
 
     /// Whether the message `tag` is the next to hand over on its
@@ -118,6 +130,7 @@ impl Links {
     pub fn handed(&mut self, from: NodeId, to: NodeId) {
         if let Some(c) = self.conns.get_mut(&pair(from, to)) {
             c.handed[direction(from, to)] += 1;
+            c.established = true;
         }
     }
 
@@ -145,27 +158,34 @@ impl Links {
             .is_some_and(|c| c.open && c.epoch == epoch)
     }
 
-    /// Breaks the connection between `a` and `b`; true if one was open,
-    /// so that both ends are told once per connection.
-    pub fn break_conn(&mut self, a: NodeId, b: NodeId) -> bool {
-        match self.conns.get_mut(&pair(a, b)) {
-            Some(c) if c.open => {
-                c.open = false;
-                true
-            }
-            _ => false,
-        }
+    /// Breaks the connection between `a` and `b`, if one is open (each
+    /// connection breaks once): the ends that hear of it at `heard_ns`,
+    /// as `[a hears, b hears]`. An end hears if anything ever got through,
+    /// if it wrote on the connection, or if it is the `writer` whose write
+    /// failed.
+    pub fn break_conn(&mut self, a: NodeId, b: NodeId, heard_ns: u64, writer: Option<NodeId>) -> Option<[bool; 2]> {
+        let c = self.conns.get_mut(&pair(a, b)).filter(|c| c.open)?;
+        c.open = false;
+        c.dead_until_ns = heard_ns;
+        let hears =
+            |end: NodeId, peer: NodeId| c.established || c.sent[direction(end, peer)] > 0 || writer == Some(end);
+        let (ha, hb) = (hears(a, b), hears(b, a));
+        c.hears[direction(a, b)] = ha;
+        c.hears[direction(b, a)] = hb;
+        Some([ha, hb])
     }
 
     /// The peers whose open connection to `node` breaks now that it is
-    /// gone, in id order.
-    pub fn break_all(&mut self, node: NodeId) -> Vec<NodeId> {
-        let mut peers = Vec::new();
-        for (&(a, b), c) in self.conns.iter_mut() {
-            if c.open && (a == node || b == node) {
-                c.open = false;
-                peers.push(if a == node { b } else { a });
-            }
+    /// gone, in id order (each hears: its end is the one left).
+    pub fn break_all(&mut self, node: NodeId, heard_ns: u64) -> Vec<NodeId> {
+        let peers: Vec<NodeId> = self
+            .conns
+            .iter()
+            .filter(|(&(a, b), c)| c.open && (a == node || b == node))
+            .map(|(&(a, b), _)| if a == node { b } else { a })
+            .collect();
+        for &p in &peers {
+            self.break_conn(p, node, heard_ns, Some(p));
         }
         peers
     }
@@ -183,15 +203,20 @@ mod tests {
     #[test]
     fn a_connection_keeps_each_direction_in_order_and_dies_once() {
         let mut l = Links::new(LinkMode::Stream);
-        let e = l.open(0, 1).epoch;
+        let e = l.open(0, 1, 0).unwrap().epoch;
         assert_eq!(l.in_order(0, 1, 50), 50);
         assert_eq!(l.in_order(0, 1, 20), 50, "a later message never overtakes");
         assert_eq!(l.in_order(1, 0, 10), 10, "the other direction has its own order");
         assert!(l.is_current(1, 0, e));
-        assert!(l.break_conn(1, 0));
-        assert!(!l.break_conn(0, 1), "both ends are told once");
+        assert_eq!(
+            l.break_conn(1, 0, 60, None),
+            Some([false, true]),
+            "only the end that wrote hears"
+        );
+        assert_eq!(l.break_conn(0, 1, 60, None), None, "a connection breaks once");
         assert!(!l.is_current(0, 1, e));
-        let e2 = l.open(0, 1).epoch;
+        assert_eq!(l.open(0, 1, 59), None, "a write before the news goes nowhere");
+        let e2 = l.open(0, 1, 60).unwrap().epoch;
         assert_ne!(e, e2);
         assert_eq!(l.in_order(0, 1, 5), 5, "a new connection starts afresh");
         assert!(!l.is_current(0, 1, e), "a message of the old one stays void");
@@ -200,26 +225,39 @@ mod tests {
     #[test]
     fn a_message_that_arrives_early_waits_for_the_one_before() {
         let mut l = Links::new(LinkMode::Stream);
-        let first = l.open(0, 1);
-        let second = l.open(0, 1);
-        let back = l.open(1, 0);
+        let first = l.open(0, 1, 0).unwrap();
+        let second = l.open(0, 1, 0).unwrap();
+        let back = l.open(1, 0, 0).unwrap();
         assert_eq!((first.seq, second.seq, back.seq), (1, 2, 1));
         assert!(!l.is_next(0, 1, second));
         assert!(l.is_next(1, 0, back), "each direction counts apart");
         l.handed(0, 1);
         assert!(l.is_next(0, 1, second));
         assert_eq!(l.next_seq(0, 1), 2);
-        l.break_conn(0, 1);
-        assert_eq!(l.open(0, 1).seq, 1, "a new connection counts afresh");
+        assert_eq!(l.break_conn(0, 1, 0, None), Some([true, true]));
+        assert_eq!(l.open(0, 1, 0).unwrap().seq, 1, "a new connection counts afresh");
+    }
+
+    #[test]
+    fn a_connect_that_never_got_through_is_news_to_its_writers_only() {
+        let mut l = Links::new(LinkMode::Stream);
+        l.open(0, 1, 0);
+        assert_eq!(l.break_conn(1, 0, 10, None), Some([false, true]));
+        assert!(l.open(1, 0, 5).is_some(), "an end that will not hear opens afresh");
+        assert_eq!(
+            l.break_conn(0, 1, 20, Some(1)),
+            Some([false, true]),
+            "the failed writer hears"
+        );
     }
 
     #[test]
     fn a_gone_node_breaks_its_connections_only() {
         let mut l = Links::new(LinkMode::Stream);
-        l.open(0, 1);
-        l.open(2, 1);
-        l.open(0, 2);
-        assert_eq!(l.break_all(1), vec![0, 2]);
+        l.open(0, 1, 0);
+        l.open(2, 1, 0);
+        l.open(0, 2, 0);
+        assert_eq!(l.break_all(1, 5), vec![0, 2]);
         assert_eq!(l.open_pairs(), vec![(0, 2)]);
     }
 

@@ -80,7 +80,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             }
             Action::LinkMode { a, b, mode } => {
                 if mode.is_datagram() {
-                    self.break_link(a, b, crate::event::DropCause::Reset);
+                    self.break_link(a, b, crate::event::DropCause::Reset, false);
                 }
                 self.links.set_mode(a, b, mode);
             }

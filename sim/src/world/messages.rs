@@ -71,10 +71,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// loss breaks the connection instead of losing one message quietly.
     fn send_stream(&mut self, id: u64, from: NodeId, to: NodeId, msg: M::Msg) {
         let kind = msg.kind();
-        let conn = self.links.open(from, to);
+        let Some(conn) = self.links.open(from, to, self.now) else {
+            // Into a connection that broke and whose news is on its way.
+            return self.dropped(from, id, from, to, kind, DropCause::Reset);
+        };
         if self.net.is_cut(to, from) {
             self.dropped(from, id, from, to, kind, DropCause::Partition);
-            return self.break_link(from, to, DropCause::Partition);
+            return self.break_link(from, to, DropCause::Partition, true);
         }
         let calm = self.calm.contains(id);
         let (route, mut drawn) = self.net.route_calm(from, to, &mut self.net_rng, calm);
@@ -86,7 +89,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         match route {
             Route::Lost(cause) => {
                 self.dropped(from, id, from, to, kind, cause);
-                self.break_link(from, to, cause);
+                self.break_link(from, to, cause, true);
             }
             Route::Deliver { delay_ns, .. } => {
                 let t = self.links.in_order(from, to, self.now + delay_ns);
@@ -154,7 +157,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             Some(cause) => {
                 self.dropped(to, id, from, to, kind, cause);
                 if stream {
-                    self.break_link(from, to, cause);
+                    self.break_link(from, to, cause, true);
                 }
             }
             None => {
@@ -191,32 +194,44 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
     }
 
-    /// Breaks the connection between `a` and `b`, if one is open: each
-    /// end that is up learns it one maximal network delay later, as a
-    /// reset or a timeout would tell it.
-    pub(super) fn break_link(&mut self, a: NodeId, b: NodeId, cause: DropCause) {
-        if self.links.break_conn(a, b) {
+    /// Breaks the connection between `a` and `b`, if one is open (`a`
+    /// wrote, and the write failed, if `a_wrote`): the ends that wrote on
+    /// it, or both if anything ever got through, learn it one maximal
+    /// network delay later, as a reset or a timeout would tell them.
+    pub(super) fn break_link(&mut self, a: NodeId, b: NodeId, cause: DropCause, a_wrote: bool) {
+        let heard = self.news_at();
+        let writer = a_wrote.then_some(a);
+        if let Some([ha, hb]) = self.links.break_conn(a, b, heard, writer) {
             self.drop_held(a, b);
-            self.tell_broken(a, b, cause);
-            self.tell_broken(b, a, cause);
+            if ha {
+                self.tell_broken(a, b, cause, heard);
+            }
+            if hb {
+                self.tell_broken(b, a, cause, heard);
+            }
         }
     }
 
-    /// Every connection of a node that went down breaks; its peers learn it.
+    /// Every connection of a node that went down breaks; the peers at its
+    /// other ends learn it.
     pub(super) fn break_all(&mut self, node: NodeId) {
-        for peer in self.links.break_all(node) {
+        let heard = self.news_at();
+        for peer in self.links.break_all(node, heard) {
             self.drop_held(node, peer);
-            self.tell_broken(peer, node, DropCause::Down);
+            self.tell_broken(peer, node, DropCause::Down, heard);
         }
     }
 
-    pub(super) fn tell_broken(&mut self, node: NodeId, peer: NodeId, cause: DropCause) {
+    fn news_at(&self) -> u64 {
+        self.now + (self.net.cfg.delay_ms_max * super::MS).max(1)
+    }
+
+    fn tell_broken(&mut self, node: NodeId, peer: NodeId, cause: DropCause, at: u64) {
         if self.nodes[node].machine.is_none() {
             return;
         }
         let inc = self.nodes[node].inc;
-        let t = self.now + (self.net.cfg.delay_ms_max * super::MS).max(1);
-        self.at(t, Ev::LinkBroken { node, inc, peer, cause });
+        self.at(at, Ev::LinkBroken { node, inc, peer, cause });
     }
 
     /// Connections that a fault just cut, either way, break.
@@ -226,7 +241,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
         for (a, b) in self.links.open_pairs() {
             if self.links.mode(a, b) == LinkMode::Stream && (self.net.is_cut(a, b) || self.net.is_cut(b, a)) {
-                self.break_link(a, b, DropCause::Partition);
+                self.break_link(a, b, DropCause::Partition, false);
             }
         }
     }
