@@ -3,6 +3,7 @@
 
 pub const BUILTIN: &[(&str, &str)] = &[
     ("raft-partitions", include_str!("../../scenarios/raft-partitions.json")),
+    ("raft-streams", include_str!("../../scenarios/raft-streams.json")),
     (
         "raft-crash-restart",
         include_str!("../../scenarios/raft-crash-restart.json"),
