@@ -1,13 +1,14 @@
 //! The registry of everything the `dst` binary knows: the built-in models
-//! and the released crates nobody here wrote (tikv's raft, openraft) and an
-//! example of a user's own tokio service, each
+//! and the released crates nobody here wrote (tikv's raft, openraft,
+//! omnipaxos) and an example of a user's own tokio service, each
 //! registered through the same public path a user's own binary would use.
 
-/// The built-in models and the releases of raft-rs and openraft, with their scenarios.
+/// The built-in models and the releases of raft-rs, openraft and omnipaxos, with their scenarios.
 pub fn registry() -> sim::registry::Registry {
     let mut registry = models::registry();
     raft_rs_example::register(&mut registry);
     openraft_example::register(&mut registry);
+    omnipaxos_example::register(&mut registry);
     tokio_kv_example::register(&mut registry);
     registry
 }

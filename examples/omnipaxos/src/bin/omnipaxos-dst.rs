@@ -1,0 +1,7 @@
+//! A user's own `dst`: every command, for the omnipaxos models only.
+
+fn main() -> std::process::ExitCode {
+    let mut registry = sim::registry::Registry::new();
+    omnipaxos_example::register(&mut registry);
+    sim::cli::main(registry)
+}
