@@ -60,7 +60,7 @@ fn is_excerpt(snippet: &str, file: &[String]) -> bool {
 fn every_rust_and_toml_block_is_an_excerpt_of_the_example() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut paths = Vec::new();
-    for example in ["raft-rs", "tokio-kv", "openraft"] {
+    for example in ["raft-rs", "tokio-kv", "openraft", "omnipaxos"] {
         files(&root.join("examples").join(example), &mut paths);
     }
     paths.push(root.join(".cargo/config.toml"));
