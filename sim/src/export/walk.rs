@@ -215,14 +215,18 @@ impl Walk {
             (EventKind::Info { client, op_id, why, .. }, _) => {
                 self.complete(e, *client, *op_id, "info", "why", json!(why))
             }
-            (EventKind::Model(ModelEvent::Role { term, role, .. }), Some(n)) => {
+            (EventKind::Model(ModelEvent::Role { term, role, ballot, .. }), Some(n)) => {
                 if let Some(old) = self.roles.remove(&n) {
                     self.close((node_pid(n), Lane::Role), old, t);
                 }
                 let role = names::role(*role);
+                let epoch = match ballot {
+                    Some(b) => format!("b{}", b.0.iter().map(u64::to_string).collect::<Vec<_>>().join(".")),
+                    None => format!("t{term}"),
+                };
                 let span = Open {
                     t_ns: t,
-                    name: format!("{role} t{term}"),
+                    name: format!("{role} {epoch}"),
                     cat: role,
                     args: fields(e),
                 };

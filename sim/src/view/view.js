@@ -137,7 +137,9 @@
       case "model":
         if (e.model === "role" && isNode(n)) {
           closeRole(n, t);
-          openRole[n] = { t0: t, t1: END, role: str(e.role), term: e.term, i: e.i };
+          // A ballot names the epoch where the protocol has one: b10.0.3.
+          const epoch = Array.isArray(e.ballot) ? "b" + e.ballot.map(str).join(".") : "t" + str(e.term);
+          openRole[n] = { t0: t, t1: END, role: str(e.role), epoch: epoch, i: e.i };
           if (e.role === "leader") leaderAt.push([t, n]);
         }
         break;
@@ -364,7 +366,7 @@
       const a = clipX(X(s.t0)), b = clipX(X(s.t1));
       ctx.fillStyle = ROLE[s.role] || "#e5e7eb";
       ctx.fillRect(a, top, Math.max(1, b - a), h);
-      if (b - a > 44) { ctx.fillStyle = "#1f2937"; ctx.fillText(s.role + " t" + s.term, a + 3, top + 8); }
+      if (b - a > 44) { ctx.fillStyle = "#1f2937"; ctx.fillText(s.role + " " + s.epoch, a + 3, top + 8); }
     }
     for (const d of downs[n]) {
       if (d.t1 < v0 || d.t0 > v1) continue;
