@@ -144,16 +144,18 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// An op still open when its deadline comes ends unknown.
     pub(super) fn client_timeout(&mut self, client: u32, op_id: u64) {
         let c = &self.clients[client as usize];
-        if c.op.as_ref().is_some_and(|o| o.op_id == op_id) {
-            self.unknown(client, op_id, "timeout");
+        if let Some(o) = c.op.as_ref().filter(|o| o.op_id == op_id) {
+            let to = o.node;
+            self.unknown(client, op_id, "timeout", to);
         }
     }
 
-    /// The op ended with an unknown outcome: it may yet take effect. The
-    /// client forgets where the leader was and moves on to its next op.
-    fn unknown(&mut self, client: u32, op_id: u64, why: &str) {
+    /// The op ended with an unknown outcome, its last request sent `to`: it
+    /// may yet take effect. The client forgets where the leader was and
+    /// moves on to its next op.
+    fn unknown(&mut self, client: u32, op_id: u64, why: &str, to: NodeId) {
         let c = &mut self.clients[client as usize];
-        let to = c.op.take().map(|o| o.node);
+        c.op = None;
         c.next = None;
         c.leader = None;
         self.record(
@@ -162,7 +164,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 client,
                 op_id,
                 why: why.into(),
-                to,
+                to: Some(to),
             },
         );
         self.next_tick(client);
@@ -197,11 +199,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 );
                 self.next_tick(cl);
             }
-            ClientReply::Unknown => {
-                let op_id = op.op_id;
-                self.clients[client].op = Some(op);
-                self.unknown(cl, op_id, "unknown");
-            }
+            ClientReply::Unknown => self.unknown(cl, op.op_id, "unknown", op.node),
             ClientReply::NotLeader { hint } => {
                 if op.attempts >= self.scenario.workload.retries_max {
                     self.record(

@@ -127,7 +127,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         if !self.links.is_current(from, to, tag.epoch) {
             return self.dropped(to, id, from, to, msg.kind(), DropCause::Reset);
         }
-        if !self.links.is_next(from, to, tag) {
+        if self.links.next_seq(from, to) != tag.seq {
             self.held.insert((from, to, tag.seq), (id, msg));
             return;
         }
