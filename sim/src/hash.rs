@@ -133,6 +133,25 @@ pub fn stable_hash<T: Hash + ?Sized>(v: &T) -> u64 {
     h.finish()
 }
 
+/// A digest of `v`'s `Debug` text, stable across machines and builds: the
+/// cheapest sound state digest for [`crate::machine::Machine::digest`]
+/// when a model's state derives `Debug` (two states digest alike only if
+/// they print alike). A field whose order is not its value's (a `HashMap`)
+/// can make equal states digest apart: that costs pruning, never a bug.
+pub fn debug_digest<T: std::fmt::Debug + ?Sized>(v: &T) -> u64 {
+    use std::fmt::Write;
+    struct Sink(StableHasher);
+    impl Write for Sink {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0.write(s.as_bytes());
+            Ok(())
+        }
+    }
+    let mut sink = Sink(StableHasher::default());
+    let _ = write!(sink, "{v:?}");
+    sink.0.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,3 +195,4 @@ mod tests {
         assert_eq!(stable_hash(&7usize), stable_hash(&7u64));
     }
 }
+

@@ -15,6 +15,7 @@ pub mod cli;
 pub mod clock;
 pub mod disk;
 pub mod event;
+pub mod explore;
 pub mod export;
 pub mod files;
 pub mod hash;

@@ -90,6 +90,20 @@ pub trait Machine {
     fn on_link_broken(&mut self, peer: NodeId, io: &mut Io<Self>) {
         let _ = (peer, io);
     }
+
+    /// A digest of everything this incarnation's future behaviour depends
+    /// on, for `dst explore` to visit each state once: two nodes with equal
+    /// digests must act alike on equal inputs. [`crate::hash::debug_digest`]
+    /// of the node is a sound choice when its state derives `Debug`.
+    ///
+    /// `None` (the default) still explores, soundly: the world then tells
+    /// a node's states apart by everything it was handed since it booted
+    /// (its disk at boot, each input and the time it came), so two orders
+    /// that lead to one state count as two, and the same bound costs more
+    /// states and time.
+    fn digest(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A disk operation, volatile until an fsync issued after it completes.

@@ -50,6 +50,9 @@ pub enum Cmd {
     /// Coverage-guided search: mutate the fault plans, seeds and drawn
     /// configurations of runs that reached something new.
     Search(SearchArgs),
+    /// Every run of a scenario within small bounds, each state once: a
+    /// model checker over the same code, checks and reports.
+    Explore(ExploreArgs),
     /// Re-run a report: exit 0 if verdict and trace hash match, 1 if not.
     Replay {
         report: PathBuf,
@@ -151,6 +154,54 @@ pub enum Cmd {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ExploreArgs {
+    /// A built-in scenario name or a path to a scenario JSON file.
+    pub scenario: String,
+    /// Fixes what the walk does not enumerate: the model's own random
+    /// draws and the clients' choice of operations.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Switch on a catalogued bug (repeatable).
+    #[arg(long = "bug")]
+    pub bugs: Vec<String>,
+    /// Choices per run (moves where more than one was possible).
+    #[arg(long, default_value_t = 200)]
+    pub depth: u32,
+    /// Choices per run that depart from the natural order (a fault, an
+    /// event before another whose window opened first).
+    #[arg(long, default_value_t = 3)]
+    pub deviations: u32,
+    /// Node crashes per run (each loses unsynced writes; restarts are moves).
+    #[arg(long, default_value_t = 1)]
+    pub crashes: u32,
+    /// Messages lost per run.
+    #[arg(long, default_value_t = 1)]
+    pub drops: u32,
+    /// Messages delivered twice per run.
+    #[arg(long, default_value_t = 0)]
+    pub duplicates: u32,
+    /// Times per run one node is cut off from the others (healed by a move).
+    #[arg(long, default_value_t = 0)]
+    pub partitions: u32,
+    /// Client operations per run.
+    #[arg(long, default_value_t = 1)]
+    pub ops: u32,
+    /// Depth first (memory grows with depth, not the frontier; the first
+    /// violation found need not have the fewest deviations).
+    #[arg(long)]
+    pub dfs: bool,
+    /// Stop after this many distinct states.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub max_states: u64,
+    #[arg(long, default_value = "reports")]
+    pub report_dir: PathBuf,
+    #[command(flatten)]
+    pub style: StyleArgs,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug)]

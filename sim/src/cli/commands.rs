@@ -314,6 +314,9 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
             out.verdict.invariant,
             out.trace.hash_hex()
         );
+        if out.verdict.status == crate::world::Status::Error {
+            crate::outln!("  now ended: {}", out.verdict.message.as_deref().unwrap_or(""));
+        }
         if let Some(i) = divergence {
             crate::outln!("  first differing event: {i}");
         }

@@ -17,6 +17,7 @@ mod check;
 mod clash;
 mod commands;
 mod corpus;
+mod explore;
 mod export;
 mod fuzz;
 mod merge;
@@ -134,6 +135,7 @@ where
         Cmd::Fuzz(args) => fuzz::main(r, args),
         Cmd::Merge(args) => merge::main(r, &args),
         Cmd::Search(args) => search::main(r, args),
+        Cmd::Explore(args) => explore::main(r, &args),
         Cmd::Shrink {
             report,
             out,

@@ -385,8 +385,15 @@ impl Registry {
         bugs: &[String],
         fixed: Overrides,
     ) -> Result<RunOutcome, String> {
-        if !self.model(&scenario.model).is_ok_and(|m| m.is_async) {
+        let is_async = self.model(&scenario.model).is_ok_and(|m| m.is_async);
+        if !is_async {
             return self.run_here(scenario, seed, bugs, fixed);
+        }
+        if fixed.explore.is_some() {
+            return Err(format!(
+                "scenario {}: model {} runs async nodes, which explore does not drive yet (sans-IO models only)",
+                scenario.name, scenario.model
+            ));
         }
         // An async run gets a thread of its own: std's hash keys are drawn
         // once per thread, and madsim seeds them only on a fresh one. The
@@ -432,6 +439,7 @@ impl Registry {
             keep: fixed.keep,
             hash: fixed.hash,
             cut_at: fixed.cut_at,
+            explore: fixed.explore,
         };
         Ok(runner(spec))
     }

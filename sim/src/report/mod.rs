@@ -26,7 +26,9 @@ use std::path::Path;
 /// report may keep only a window of its trace (`window`), which a reader
 /// of schema 3 would take for a cut file. 5: traces are hashed a word at a
 /// time ([`crate::trace::TraceHash::Words`]), not byte by byte with FNV-1a.
-pub const SCHEMA: u32 = 5;
+/// 6: a report may carry an explored run's tape (`explore`), without which
+/// a reader of schema 5 would draw the run from its seed instead.
+pub const SCHEMA: u32 = 6;
 
 /// The oldest schema still read: a schema 2 report keeps no message calm.
 pub const SCHEMA_MIN: u32 = 2;
@@ -71,6 +73,9 @@ pub struct Report {
     /// Set when `trace` keeps only the events around the evidence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<Window>,
+    /// Set for an explored run: the moves it made (see [`crate::explore`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explore: Option<crate::explore::Tape>,
     pub trace: Vec<Event>,
 }
 

@@ -202,6 +202,7 @@ fn rerun_hashed(
         keep,
         hash,
         cut_at: out.interrupted,
+        explore: out.tape.clone(),
     };
     run_guarded(registry, scenario, out.seed, bugs, fixed)
 }

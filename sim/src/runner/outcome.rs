@@ -137,6 +137,7 @@ pub fn report(
         trace_hash: out.trace.hash_hex(),
         replay: crate::hint::replay(path),
         interrupted: out.interrupted,
+        explore: out.tape.clone(),
         window,
         trace,
     })

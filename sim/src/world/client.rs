@@ -2,6 +2,7 @@
 //! and retries refused attempts until the op ends ok, failed, or unknown
 //! (a timeout among them).
 
+use super::explore::Dice;
 use super::{Ev, World, MS};
 use crate::event::EventKind;
 use crate::machine::{Machine, NodeId};
@@ -9,6 +10,7 @@ use crate::rng::range;
 use crate::workload::{ClientReply, ClientReq, KvOp, KvResult, Value};
 use std::collections::BTreeMap;
 
+#[derive(Debug)]
 struct OpState {
     op_id: u64,
     op: KvOp,
@@ -22,7 +24,7 @@ struct OpState {
 /// last served it as leader, follows a refusal's hint, tries the next node
 /// round robin when a refusal names none, and forgets the leader when an op
 /// times out or ends unknown.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(super) struct Client {
     op: Option<OpState>,
     /// Where the next attempt goes (a hint or the next node in turn).
@@ -32,15 +34,27 @@ pub(super) struct Client {
     last_read: BTreeMap<u32, Value>,
 }
 
+impl Client {
+    /// Whether op `op_id` is still open.
+    pub(super) fn runs(&self, op_id: u64) -> bool {
+        self.op.as_ref().is_some_and(|o| o.op_id == op_id)
+    }
+
+    /// Whether the current op's latest request is `req_id`.
+    pub(super) fn awaits(&self, req_id: u64) -> bool {
+        self.op.as_ref().is_some_and(|o| o.req_id == req_id)
+    }
+}
+
 impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
-    /// The arrival time of a request or reply sent now between a client and a node.
-    pub(super) fn client_latency(&mut self) -> u64 {
-        self.now + range(&mut self.work_rng, MS / 2, 2 * MS)
+    /// When a request or reply sent now between a client and a node arrives.
+    pub(super) fn client_latency(&mut self) -> (u64, u64) {
+        self.span(MS / 2, 2 * MS, Dice::Work)
     }
 
     fn next_tick(&mut self, client: u32) {
-        let think = range(&mut self.work_rng, 0, self.scenario.workload.think_ms_max * MS);
-        self.at(self.now + think, Ev::ClientTick { client });
+        let think = self.span(0, self.scenario.workload.think_ms_max * MS, Dice::Work);
+        self.at_span(think, Ev::ClientTick { client });
     }
 
     fn pick_op(&mut self, client: u32) -> KvOp {
@@ -89,6 +103,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     }
 
     pub(super) fn invoke(&mut self, client: u32) {
+        if !self.may_invoke() {
+            return;
+        }
         let op = self.pick_op(client);
         let op_id = self.next_op;
         self.next_req += 1;
@@ -104,14 +121,14 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         self.at(timeout, Ev::ClientTimeout { client, op_id });
         // Where the first request goes is drawn before the op is recorded,
         // so that the invocation can name it; recording draws nothing.
-        let to = self.attempt(client, 0);
+        let to = self.attempt(client, (0, 0));
         self.record(None, EventKind::Invoke { client, op_id, op, to });
     }
 
     /// Send the current op of `client` where its retry policy says, or to a
     /// random node, after `delay_ns` (a retry backoff). A follower read
     /// starts at a random node: any node may serve it. Returns the node.
-    fn attempt(&mut self, client: u32, delay_ns: u64) -> Option<NodeId> {
+    fn attempt(&mut self, client: u32, delay_ns: (u64, u64)) -> Option<NodeId> {
         let n = self.nodes.len() as u64;
         let guess = range(&mut self.work_rng, 0, n - 1) as NodeId;
         self.next_req += 1;
@@ -136,8 +153,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             req_id,
             op: op.op.clone(),
         };
-        let t = self.client_latency() + delay_ns;
-        self.at(t, Ev::ClientReq { node, req });
+        let (lo, hi) = self.client_latency();
+        self.at_span((lo + delay_ns.0, hi + delay_ns.1), Ev::ClientReq { node, req });
         Some(node)
     }
 
@@ -222,7 +239,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 c.next = Some(hint.filter(useful).unwrap_or((op.node + 1) % n));
                 c.leader = None;
                 c.op = Some(op);
-                let backoff = range(&mut self.work_rng, 1, self.scenario.workload.retry_backoff_ms) * MS;
+                let most = self.scenario.workload.retry_backoff_ms;
+                let backoff = if self.walk.is_some() {
+                    (MS, most * MS)
+                } else {
+                    let d = range(&mut self.work_rng, 1, most) * MS;
+                    (d, d)
+                };
                 self.attempt(cl, backoff);
             }
         }

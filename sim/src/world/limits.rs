@@ -68,7 +68,8 @@ impl<M: Machine, F: Fn(NodeId) -> M> World<'_, M, F> {
 
     /// Ends the run stalled if the queue holds more than [`PENDING_MAX`] events.
     pub(super) fn check_pending(&mut self) {
-        if self.queue.len() > PENDING_MAX {
+        let pending = self.queue.len() + self.walk.as_ref().map_or(0, |w| w.len());
+        if pending > PENDING_MAX {
             self.stalled(format!("more than {PENDING_MAX} events pending"));
         }
     }

@@ -24,6 +24,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 msg: kind.into(),
             },
         );
+        if self.walk.is_some() {
+            return self.send_explored(id, from, to, msg);
+        }
         if !self.links.all_datagram() && self.links.mode(from, to) == LinkMode::Stream {
             return self.send_stream(id, from, to, msg);
         }
@@ -105,6 +108,35 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 );
             }
         }
+    }
+
+    /// A send under exploration: cut links lose it as in a sampled run;
+    /// otherwise it arrives within the network's delay bounds, and
+    /// whether it is lost or doubled is a move of the walk.
+    fn send_explored(&mut self, id: u64, from: NodeId, to: NodeId, msg: M::Msg) {
+        let kind = msg.kind();
+        let stream = !self.links.all_datagram() && self.links.mode(from, to) == LinkMode::Stream;
+        let conn = match stream {
+            false => None,
+            true => match self.links.open(from, to, self.now) {
+                Some(c) => Some(c),
+                None => return self.dropped(from, id, from, to, kind, DropCause::Reset),
+            },
+        };
+        if self.net.is_cut(from, to) || (stream && self.net.is_cut(to, from)) {
+            self.dropped(from, id, from, to, kind, DropCause::Partition);
+            if stream {
+                self.break_link(from, to, DropCause::Partition, true);
+            }
+            return;
+        }
+        let cfg = &self.net.cfg;
+        let lo = self.now + (cfg.delay_ms_min * super::MS).max(1);
+        let mut hi = self.now + (cfg.delay_ms_max * super::MS).max(1);
+        if stream {
+            hi = self.links.in_order(from, to, hi);
+        }
+        self.at_span((lo, hi), Ev::Deliver { id, from, to, msg, conn });
     }
 
     fn dropped(&mut self, at: NodeId, id: u64, from: NodeId, to: NodeId, msg: &'static str, cause: DropCause) {

@@ -8,6 +8,7 @@
 
 mod client;
 mod drive;
+mod explore;
 mod faults;
 pub mod limits;
 mod messages;
@@ -29,7 +30,7 @@ use crate::links::{Links, Tag};
 use crate::machine::{Machine, NodeId, SyncTicket, TimerId};
 use crate::nemesis::{Action, PlanEntry, SwarmDraw};
 use crate::net::{Chaos, NetConfig, Network};
-use crate::rng::{chance, fork, range, stream, Stream};
+use crate::rng::{chance, fork, stream, Stream};
 use crate::scenario::Scenario;
 use crate::trace::Trace;
 use crate::workload::{ClientReply, ClientReq};
@@ -172,6 +173,10 @@ struct World<'a, M: Machine, F: Fn(NodeId) -> M> {
     /// Events taken when an interruption ended the run (see
     /// [`crate::interrupt::cut_runs`]).
     interrupted: Option<u64>,
+    /// Set when the run is explored: its moves come from a tape, and its
+    /// events wait in windows (see [`crate::explore`]).
+    walk: Option<Box<explore::Walk<M::Msg>>>,
+    tape: Option<crate::explore::Tape>,
 }
 
 /// What the runtime of async nodes must hear from the world, which it
@@ -208,8 +213,18 @@ where
 impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     fn new(spec: RunSpec<'a>, factory: F) -> Self {
         let sc = spec.scenario;
-        let draw = sc.faults.draw(&mut stream(spec.seed, Stream::Swarm));
+        let mut draw = sc.faults.draw(&mut stream(spec.seed, Stream::Swarm));
+        if spec.explore.is_some() {
+            // Exploration covers every delay the scenario allows, not one
+            // seed's narrower draw of them.
+            draw.delay_ms_max = sc.faults.delay_ms_max.max(draw.delay_ms_min);
+            draw.fsync_ms_max = sc.faults.fsync_ms_max.max(draw.fsync_ms_min);
+        }
+        // An explored run's faults are its moves.
         let plan = spec.plan.unwrap_or_else(|| {
+            if spec.explore.is_some() {
+                return Vec::new();
+            }
             sc.faults.plan(
                 &draw,
                 sc.nodes,
@@ -264,6 +279,11 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             taken: 0,
             cut_at: spec.cut_at,
             interrupted: None,
+            walk: spec
+                .explore
+                .clone()
+                .map(|t| Box::new(explore::Walk::new(t, explore::Allowed::of(sc)))),
+            tape: spec.explore,
         }
     }
 
@@ -304,10 +324,16 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             sim_ns: self.now,
             trace: self.trace,
             interrupted: self.interrupted,
+            points: self.walk.map(|w| w.points).unwrap_or_default(),
+            tape: self.tape,
         }
     }
 
     fn at(&mut self, t: u64, ev: Ev<M::Msg>) {
+        if let Some(w) = &mut self.walk {
+            let t = t.max(self.now);
+            return w.push(t, t, ev);
+        }
         self.queue.push(t.max(self.now), ev);
     }
 
@@ -332,21 +358,27 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             self.at(t, Ev::Plan(i));
         }
         // Saturating: a scenario built in code skips validation, and a
-        // wrapped end would skip the liveness phase and pass.
-        let heal = sc.safety_ms.saturating_mul(MS);
-        self.at(heal, Ev::Heal);
-        self.at(heal.saturating_add(sc.liveness_ms.saturating_mul(MS)), Ev::End);
+        // wrapped end would skip the liveness phase and pass. An explored
+        // run has no heal: it stops where its tape ends.
+        if self.walk.is_none() {
+            let heal = sc.safety_ms.saturating_mul(MS);
+            self.at(heal, Ev::Heal);
+            self.at(heal.saturating_add(sc.liveness_ms.saturating_mul(MS)), Ev::End);
+        }
         for n in 0..sc.nodes {
             self.boot(n, false);
         }
         for c in 0..sc.workload.clients {
-            let t = range(&mut self.work_rng, 0, sc.workload.think_ms_max.saturating_mul(MS));
-            self.at(t, Ev::ClientTick { client: c });
+            let t = self.span(0, sc.workload.think_ms_max.saturating_mul(MS), explore::Dice::Work);
+            self.at_span(t, Ev::ClientTick { client: c });
         }
     }
 
     fn run(&mut self) {
         self.start();
+        if self.walk.is_some() {
+            return self.run_explored();
+        }
         while let Some((t, ev)) = self.queue.pop() {
             if t > self.now {
                 self.now = t;
@@ -355,6 +387,24 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             if !self.process(ev) {
                 return;
             }
+        }
+    }
+
+    /// An explored run: its events as the tape picks them; where it stops,
+    /// the checkers judge the history so far (no heal ever came, so
+    /// liveness is not judged).
+    fn run_explored(&mut self) {
+        while let Some((t, ev)) = self.explore_next() {
+            if t > self.now {
+                self.now = t;
+                self.follow_clock();
+            }
+            if !self.process(ev) {
+                return;
+            }
+        }
+        if self.verdict.is_none() && self.interrupted.is_none() {
+            self.finish();
         }
     }
 

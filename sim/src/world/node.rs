@@ -1,6 +1,7 @@
 //! A node's life: boot, crash (losing what its disk had not synced), and
 //! each input as one step of its machine, whose outputs the world carries out.
 
+use super::explore::Dice;
 use super::targeted::Cue;
 use super::{limits, panic_text, Ev, Verdict, World, MS};
 use crate::clock::Clock;
@@ -82,6 +83,9 @@ pub(super) struct Slot<M: Machine> {
     pub(super) role: Option<(Role, Ballot)>,
     /// Until when (true time) each lasting storage fault holds.
     pub(super) disk_until: DiskUntil,
+    /// Under exploration: a digest of everything this incarnation was
+    /// handed, for a machine that gives no digest of its own.
+    pub(super) history: u64,
 }
 
 /// When each of a node's lasting storage faults ends (0: none).
@@ -109,7 +113,36 @@ impl<M: Machine> Slot<M> {
             last_fsync_done: 0,
             role: None,
             disk_until: DiskUntil::default(),
+            history: 0,
         }
+    }
+
+    /// Whether timer `id` as set in generation `gen` of incarnation `inc`
+    /// is still to fire.
+    pub(super) fn timer_live(&self, inc: u64, id: TimerId, gen: u64) -> bool {
+        self.inc == inc && self.timers.get(&id) == Some(&gen)
+    }
+
+    pub(super) fn next_ticket(&self) -> SyncTicket {
+        self.next_ticket
+    }
+
+    /// Folds one input, handed at `now`, into [`Slot::history`].
+    fn witness(&mut self, now: u64, input: &Input<M>) {
+        use crate::hash::debug_digest;
+        use std::hash::{Hash, Hasher};
+        let mut h = crate::hash::StableHasher::default();
+        (self.history, now).hash(&mut h);
+        match input {
+            Input::Boot => (0u8, debug_digest(self.disk.durable())).hash(&mut h),
+            Input::Message(from, msg) => (1u8, from, debug_digest(msg)).hash(&mut h),
+            Input::Timer(id) => (2u8, id).hash(&mut h),
+            Input::Client(req) => (3u8, debug_digest(req)).hash(&mut h),
+            Input::Fsynced(t) => (4u8, t).hash(&mut h),
+            Input::FsyncFailed(t) => (5u8, t).hash(&mut h),
+            Input::LinkBroken(peer) => (6u8, peer).hash(&mut h),
+        }
+        self.history = h.finish();
     }
 }
 
@@ -118,6 +151,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         let slot = &mut self.nodes[node];
         slot.inc += 1;
         slot.timers.clear();
+        slot.history = 0;
         slot.machine = Some((self.factory)(node));
         if let Some(h) = &self.hooks {
             let slot = &self.nodes[node];
@@ -203,9 +237,14 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     pub(super) fn halt(&mut self, node: NodeId, reason: String) {
         self.record(Some(node), EventKind::Halt { reason });
         self.crash(node);
-        let back = self.now + range(&mut self.disk_rng, HALT_REBOOT_MS.0, HALT_REBOOT_MS.1) * MS;
+        let back = if self.walk.is_some() {
+            (self.now + HALT_REBOOT_MS.0 * MS, self.now + HALT_REBOOT_MS.1 * MS)
+        } else {
+            let t = self.now + range(&mut self.disk_rng, HALT_REBOOT_MS.0, HALT_REBOOT_MS.1) * MS;
+            (t, t)
+        };
         let inc = self.nodes[node].inc;
-        self.at(back, super::Ev::Reboot { node, inc });
+        self.at_span(back, super::Ev::Reboot { node, inc });
     }
 
     /// A halted node's reboot, if it is still the one that halted.
@@ -219,7 +258,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     pub(super) fn client_request(&mut self, node: NodeId, req: ClientReq) {
         if self.nodes[node].machine.is_none() {
             let back = self.client_latency();
-            self.at(
+            self.at_span(
                 back,
                 Ev::ClientResp {
                     req_id: req.req_id,
@@ -235,6 +274,12 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         let now = self.now;
         let n = self.nodes.len();
         let slot = &mut self.nodes[node];
+        if slot.machine.is_none() {
+            return;
+        }
+        if self.walk.is_some() {
+            slot.witness(now, &input);
+        }
         let Some(machine) = slot.machine.as_mut() else { return };
         let mut io = Io::<M> {
             id: node,
@@ -334,6 +379,22 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 self.nodes[node].timers.remove(&id);
             }
             Output::Disk(op) => self.nodes[node].disk.write(op),
+            Output::Fsync(ticket) if self.walk.is_some() => {
+                // In its window: after the fsyncs issued before it (the
+                // walk lets none of them complete first).
+                let slot = &self.nodes[node];
+                let (inc, mark) = (slot.inc, slot.disk.mark());
+                let window = self.span(self.draw.fsync_ms_min * MS, self.draw.fsync_ms_max * MS, Dice::Disk);
+                self.at_span(
+                    window,
+                    Ev::Fsync {
+                        node,
+                        inc,
+                        ticket,
+                        mark,
+                    },
+                );
+            }
             Output::Fsync(ticket) => {
                 let mut lat = range(
                     &mut self.disk_rng,
@@ -360,7 +421,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             }
             Output::Reply { req_id, reply } => {
                 let t = self.client_latency();
-                self.at(t, Ev::ClientResp { req_id, reply });
+                self.at_span(t, Ev::ClientResp { req_id, reply });
             }
             Output::Event(e) => {
                 if let ModelEvent::Role { role, term, ballot, .. } = &e {

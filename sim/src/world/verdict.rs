@@ -70,6 +70,8 @@ pub struct RunSpec<'a> {
     pub hash: TraceHash,
     /// See [`Overrides::cut_at`].
     pub cut_at: Option<u64>,
+    /// See [`Overrides::explore`].
+    pub explore: Option<crate::explore::Tape>,
 }
 
 /// What a run replays instead of drawing it from the seed (an edited or
@@ -86,6 +88,9 @@ pub struct Overrides {
     /// End the run as interrupted once it has taken this many events from
     /// its queue: an interrupted run's, so that it replays to its cut.
     pub cut_at: Option<u64>,
+    /// Make the run's choices from this tape instead of drawing them (an
+    /// explored run's; see [`crate::explore`]).
+    pub explore: Option<crate::explore::Tape>,
 }
 
 impl Overrides {
@@ -106,6 +111,7 @@ impl Overrides {
             keep: Keep::default(),
             hash: TraceHash::of_schema(r.schema),
             cut_at: r.interrupted,
+            explore: r.explore.clone(),
         }
     }
 }
@@ -131,4 +137,8 @@ pub struct RunOutcome {
     /// Set when an interruption cut the run short: how many events it had
     /// taken from its queue. Its verdict judges only the events before.
     pub interrupted: Option<u64>,
+    /// The choices an explored run passed after its tape ran out, in order.
+    pub points: Vec<crate::explore::Point>,
+    /// An explored run's tape.
+    pub tape: Option<crate::explore::Tape>,
 }

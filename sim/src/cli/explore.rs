@@ -1,0 +1,203 @@
+//! `dst explore`: every run of a scenario within small bounds, each state
+//! once (see [`crate::explore`]).
+
+use super::args::ExploreArgs;
+use super::Exit;
+use crate::explore::search::{walk, Found, Limits, Order, Progress, Summary};
+use crate::explore::{Bounds, Tape};
+use crate::registry::Registry;
+use crate::runner::{self, Class};
+use crate::world::{Overrides, Status};
+use std::time::Instant;
+
+pub fn main(reg: &Registry, a: &ExploreArgs) -> Exit {
+    let scenario = match reg.load(&a.scenario) {
+        Ok(s) => s,
+        Err(e) => return Exit::Bad(e),
+    };
+    if let Err(e) = reg.validate(&scenario, &a.bugs) {
+        return Exit::Bad(e);
+    }
+    if a.max_states == 0 {
+        return Exit::Bad("--max-states must be at least 1".into());
+    }
+    let bounds = Bounds {
+        depth: a.depth,
+        deviations: a.deviations,
+        crashes: a.crashes,
+        drops: a.drops,
+        duplicates: a.duplicates,
+        partitions: a.partitions,
+        ops: a.ops,
+    };
+    let limits = Limits {
+        bounds,
+        order: if a.dfs { Order::Depth } else { Order::Breadth },
+        states_max: a.max_states,
+    };
+    let started = Instant::now();
+    let mut last = Instant::now();
+    let quiet = a.json;
+    let run = |tape: &Tape| {
+        let fixed = Overrides {
+            explore: Some(tape.clone()),
+            ..Overrides::default()
+        };
+        reg.run_with(&scenario, a.seed, &a.bugs, fixed)
+    };
+    let shown = |p: &Progress| {
+        if !quiet && last.elapsed().as_secs() >= 2 {
+            last = Instant::now();
+            let secs = started.elapsed().as_secs_f64();
+            crate::errln!(
+                "[{secs:>5.0}s] {} states ({:.0}/s), {} runs, {} deviations, {} tapes waiting",
+                p.states,
+                p.states as f64 / secs.max(1e-9),
+                p.runs,
+                p.deviations,
+                p.frontier
+            );
+        }
+    };
+    let (sum, found) = match walk(limits, run, shown) {
+        Ok(r) => r,
+        Err(e) => return Exit::Bad(e),
+    };
+    let secs = started.elapsed().as_secs_f64();
+    let found = match found.map(|f| write_found(reg, a, &scenario, f)) {
+        Some(Err(e)) => return Exit::Bad(e),
+        Some(Ok(w)) => Some(w),
+        None => None,
+    };
+    if a.json {
+        print_json(a, &scenario.name, &limits, &sum, found.as_ref(), secs);
+    } else {
+        print_text(a, &scenario.name, &limits, &sum, found.as_ref(), secs);
+    }
+    match found {
+        Some(f) if f.class == Class::Expected => Exit::Clean,
+        Some(_) => Exit::Found,
+        // A bug switched on and not found within the bounds.
+        None if !a.bugs.is_empty() => Exit::Found,
+        None => Exit::Clean,
+    }
+}
+
+/// A violation found, written as an ordinary report.
+struct Written {
+    class: Class,
+    verdict: crate::world::Verdict,
+    depth: usize,
+    deviations: u32,
+    events: u64,
+    report: std::path::PathBuf,
+}
+
+fn write_found(reg: &Registry, a: &ExploreArgs, scenario: &crate::scenario::Scenario, f: Found) -> Result<Written, String> {
+    let Found {
+        tape,
+        deviations,
+        outcome: out,
+    } = f;
+    let class = reg.classify(&out, scenario, &a.bugs);
+    let style = a.style.style();
+    let name = format!("{}-explore", scenario.name);
+    let path = style.path(runner::report_path(&a.report_dir, &name, a.seed, &a.bugs));
+    crate::files::refuse_special(&path)?;
+    let r = runner::report(reg, &out, class, scenario, a.seed, &a.bugs, 0, &path, style)?;
+    r.write(&path)?;
+    Ok(Written {
+        class,
+        verdict: out.verdict,
+        depth: tape.choices.len(),
+        deviations,
+        events: out.trace.len() as u64,
+        report: path,
+    })
+}
+
+fn print_text(a: &ExploreArgs, name: &str, l: &Limits, s: &Summary, found: Option<&Written>, secs: f64) {
+    let b = &l.bounds;
+    let bugs = if a.bugs.is_empty() {
+        String::new()
+    } else {
+        format!(", bugs: {}", a.bugs.join(" "))
+    };
+    crate::outln!(
+        "explore {name} (seed {}{bugs}): depth {}, deviations {}, crashes {}, drops {}, duplicates {}, partitions {}, ops {}",
+        a.seed,
+        b.depth,
+        b.deviations,
+        b.crashes,
+        b.drops,
+        b.duplicates,
+        b.partitions,
+        b.ops
+    );
+    crate::outln!(
+        "  {}: {} states ({} met again), {} runs ({} to the depth bound, {} ended sooner), up to {} choices and {} deviations, {:.1} s, {:.0} states/s",
+        if l.order == Order::Breadth { "fewest deviations first" } else { "depth first" },
+        s.states,
+        s.revisits,
+        s.runs,
+        s.at_bound,
+        s.ended,
+        s.depth,
+        s.deviations,
+        secs,
+        s.states as f64 / secs.max(1e-9)
+    );
+    if !s.coverage.is_empty() {
+        let goals: Vec<&str> = s.coverage.iter().map(String::as_str).collect();
+        crate::outln!("  coverage: {}", goals.join(", "));
+    }
+    match found {
+        Some(f) => {
+            let what = match f.verdict.status {
+                Status::Violation => format!(
+                    "violation of {}: {}",
+                    f.verdict.invariant.as_deref().unwrap_or("?"),
+                    f.verdict.message.as_deref().unwrap_or("")
+                ),
+                _ => format!("error: {}", f.verdict.message.as_deref().unwrap_or("")),
+            };
+            crate::outln!("  {what}");
+            crate::outln!(
+                "  at {} deviations (a tape of {} choices, {} events); report: {}  (replay: {})",
+                f.deviations,
+                f.depth,
+                f.events,
+                f.report.display(),
+                crate::hint::replay(&f.report)
+            );
+        }
+        None => match &s.cut_short {
+            Some(why) => crate::outln!(
+                "  no violation in the {} states explored: {why}, {} tapes left",
+                s.states,
+                s.frontier
+            ),
+            None => crate::outln!(
+                "  no violation: every state within the bounds explored ({} states)",
+                s.states
+            ),
+        },
+    }
+}
+
+fn print_json(a: &ExploreArgs, name: &str, l: &Limits, s: &Summary, found: Option<&Written>, secs: f64) {
+    let found = found.map(|f| {
+        serde_json::json!({"verdict": f.verdict, "expected": f.class == Class::Expected,
+            "choices": f.depth, "deviations": f.deviations, "events": f.events, "report": f.report})
+    });
+    crate::outln!(
+        "{}",
+        serde_json::json!({"scenario": name, "seed": a.seed, "bugs": a.bugs, "bounds": l.bounds,
+            "order": if l.order == Order::Breadth { "breadth" } else { "depth" },
+            "states": s.states, "runs": s.runs, "revisits": s.revisits, "ended": s.ended,
+            "at_bound": s.at_bound, "deepest": s.depth, "deviations": s.deviations, "frontier": s.frontier,
+            "complete": s.complete() && found.is_none(), "cut_short": s.cut_short,
+            "seconds": secs, "states_per_second": s.states as f64 / secs.max(1e-9),
+            "coverage": s.coverage, "found": found})
+    );
+}

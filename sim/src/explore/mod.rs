@@ -1,0 +1,87 @@
+//! Systematic exploration at small scope: every run of a scenario within
+//! bounds, instead of the runs a seed samples.
+//!
+//! A run is a deterministic function of its seed and of the choices the
+//! world makes along the way. Under exploration the world draws none of
+//! them: each time more than one thing may happen next, it takes the next
+//! entry of a [`Tape`] as the index of the move to make. What may happen
+//! next is what time allows. Every delay the seed would draw (a message's
+//! flight, an fsync, a client's think time) is kept as a window instead,
+//! and an event may come next only if it can come before every other
+//! event's window closes; timers fire exactly when their clocks say. So a
+//! model whose safety rests on timing (a lease, a clock bound) never sees
+//! an order time forbids. The faults are moves too, each within its
+//! [`Bounds`]: drop a message, deliver it twice, crash a node (losing what
+//! its disk had not synced) and restart it, cut one node off and heal.
+//!
+//! Move 0 is always the natural one: the event whose window opens first
+//! happens as early as it can. A tape that runs out goes on with move 0,
+//! so a tape names only where a run departs from the natural order, and
+//! [`Bounds::deviations`] bounds how many departures a run makes, as
+//! delay-bounded schedulers do: a bug that needs three exact turns is
+//! found at three deviations however long the run around them.
+//!
+//! [`search`] walks the tree of tapes by fewest deviations first (or
+//! depth first). Each run reports the digest of every state it passes
+//! ([`crate::machine::Machine::digest`]), so one run visits a whole
+//! natural path, and a state already seen is not expanded again. A
+//! violation is an ordinary run whose report carries its tape, so
+//! `replay`, `view` and `export` read it like any other.
+
+pub mod search;
+
+use serde::{Deserialize, Serialize};
+
+/// How far exploration goes: how many choices a run may make, and how
+/// many of each fault it may inject.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Bounds {
+    /// Choices per run (moves where more than one was possible).
+    pub depth: u32,
+    /// Choices per run that take another move than the natural one.
+    pub deviations: u32,
+    /// Node crashes (each loses the node's unsynced writes); a crashed
+    /// node may be restarted at any later move.
+    pub crashes: u32,
+    /// Messages dropped.
+    pub drops: u32,
+    /// Messages delivered twice.
+    pub duplicates: u32,
+    /// Times one node is cut off from all others (healed by a later move).
+    pub partitions: u32,
+    /// Client operations invoked, over all clients.
+    pub ops: u32,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            depth: 200,
+            deviations: 3,
+            crashes: 1,
+            drops: 1,
+            duplicates: 0,
+            partitions: 0,
+            ops: 1,
+        }
+    }
+}
+
+/// What makes an explored run replayable: its bounds (which decide what
+/// moves are offered) and the index of the move taken at each choice, up
+/// to the last that is not move 0.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tape {
+    pub bounds: Bounds,
+    pub choices: Vec<u32>,
+}
+
+/// A state an explored run passed after its tape ran out, where it had a
+/// choice: the state's digest and how many moves it offered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Point {
+    pub digest: u64,
+    pub moves: u32,
+}

@@ -1,0 +1,176 @@
+//! The walk over tapes: fewest deviations first (the first violation
+//! found departs from the natural order as little as any can), or depth
+//! first (memory grows with the depth, not the frontier).
+//!
+//! Every tape is run from the start: a run is cheap at small scope, and a
+//! model need not be cloneable. A run goes on past its tape with natural
+//! moves and reports every state it passes, so one run visits a whole
+//! path. A state is known by its digest; a path stops counting where it
+//! reaches a state already expanded with as much budget left, since it
+//! goes on from there as it did before.
+
+use super::{Bounds, Tape};
+use crate::world::{RunOutcome, Status};
+use std::collections::{BTreeSet, HashMap, VecDeque};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Fewest deviations first.
+    Breadth,
+    Depth,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub bounds: Bounds,
+    pub order: Order,
+    /// Stop once this many distinct states are known.
+    pub states_max: u64,
+}
+
+/// Where the walk stands, for a progress line.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Progress {
+    pub runs: u64,
+    pub states: u64,
+    pub deviations: u32,
+    pub frontier: u64,
+}
+
+/// What a walk did.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Runs made: one per tape.
+    pub runs: u64,
+    /// Distinct states met at a choice.
+    pub states: u64,
+    /// States met again (each ends the path that met it).
+    pub revisits: u64,
+    /// Runs that ended before the depth bound: nothing more could happen.
+    pub ended: u64,
+    /// Runs that reached the depth bound.
+    pub at_bound: u64,
+    /// The most choices a run made.
+    pub depth: u32,
+    /// The most deviations a tape run had.
+    pub deviations: u32,
+    /// Tapes still waiting when the walk stopped.
+    pub frontier: u64,
+    /// Every coverage goal some run reached.
+    pub coverage: BTreeSet<String>,
+    /// Why the walk stopped short of covering everything within its
+    /// bounds, if it did.
+    pub cut_short: Option<String>,
+}
+
+impl Summary {
+    /// Every state within the bounds was expanded.
+    pub fn complete(&self) -> bool {
+        self.cut_short.is_none()
+    }
+}
+
+/// The first run of the walk that broke an invariant (or a model).
+pub struct Found {
+    pub tape: Tape,
+    /// Deviations in the tape.
+    pub deviations: u32,
+    pub outcome: RunOutcome,
+}
+
+struct Todo {
+    choices: Vec<u32>,
+    deviations: u32,
+}
+
+/// Walks every tape within `limits`, running each with `run`, until one
+/// fails (returned with its tape), the space within the bounds is
+/// exhausted, or the state budget is spent. `progress` hears of every run.
+pub fn walk(
+    limits: Limits,
+    mut run: impl FnMut(&Tape) -> Result<RunOutcome, String>,
+    mut progress: impl FnMut(&Progress),
+) -> Result<(Summary, Option<Found>), String> {
+    let b = limits.bounds;
+    let mut sum = Summary::default();
+    // Digest -> the most (deviations, choices) left it was expanded with.
+    let mut seen: HashMap<u64, (u32, u32)> = HashMap::new();
+    let mut todo = VecDeque::from([Todo {
+        choices: Vec::new(),
+        deviations: 0,
+    }]);
+    loop {
+        let next = match limits.order {
+            Order::Breadth => todo.pop_front(),
+            Order::Depth => todo.pop_back(),
+        };
+        let Some(Todo { choices, deviations }) = next else { break };
+        if sum.states >= limits.states_max {
+            todo.push_back(Todo { choices, deviations });
+            sum.cut_short = Some(format!("state bound of {} reached", limits.states_max));
+            break;
+        }
+        let tape = Tape { bounds: b, choices };
+        let out = run(&tape)?;
+        if out.interrupted.is_some() {
+            return Err("interrupted".into());
+        }
+        sum.runs += 1;
+        sum.deviations = sum.deviations.max(deviations);
+        sum.coverage.extend(out.coverage.iter().cloned());
+        let base = tape.choices.len() as u32;
+        let made = base + out.points.len() as u32;
+        sum.depth = sum.depth.max(made);
+        let mut children = Vec::new();
+        for (j, p) in out.points.iter().enumerate() {
+            let left = (b.deviations.saturating_sub(deviations), b.depth.saturating_sub(base + j as u32));
+            match seen.get(&p.digest) {
+                Some(&(d, l)) if d >= left.0 && l >= left.1 => {
+                    sum.revisits += 1;
+                    break;
+                }
+                Some(&(d, l)) => {
+                    seen.insert(p.digest, (d.max(left.0), l.max(left.1)));
+                }
+                None => {
+                    sum.states += 1;
+                    seen.insert(p.digest, left);
+                }
+            }
+            if left.0 > 0 {
+                for m in 1..p.moves {
+                    let mut c = tape.choices.clone();
+                    c.resize(base as usize + j, 0);
+                    c.push(m);
+                    children.push(Todo {
+                        choices: c,
+                        deviations: deviations + 1,
+                    });
+                }
+            }
+        }
+        if out.verdict.status != Status::Pass {
+            sum.frontier = todo.len() as u64;
+            sum.cut_short = Some("an invariant failed".into());
+            return Ok((sum, Some(Found { tape, deviations, outcome: out })));
+        }
+        if made >= b.depth {
+            sum.at_bound += 1;
+        } else {
+            sum.ended += 1;
+        }
+        match limits.order {
+            Order::Breadth => todo.extend(children),
+            // The earliest departure is taken first.
+            Order::Depth => todo.extend(children.into_iter().rev()),
+        }
+        progress(&Progress {
+            runs: sum.runs,
+            states: sum.states,
+            deviations: sum.deviations,
+            frontier: todo.len() as u64,
+        });
+    }
+    sum.frontier = todo.len() as u64;
+    Ok((sum, None))
+}

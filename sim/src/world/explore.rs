@@ -1,0 +1,431 @@
+//! The world under exploration (see [`crate::explore`]): every event waits
+//! in a window of time instead of at a drawn instant, and a tape picks
+//! which move comes next among those time allows.
+
+use super::{Ev, Verdict, World};
+use crate::event::{DropCause, EventKind};
+use crate::explore::{Bounds, Point, Tape};
+use crate::hash::{debug_digest, StableHasher};
+use crate::machine::{Machine, MsgInfo, NodeId};
+use crate::nemesis::{Action, Target};
+use crate::rng::range;
+use rand_chacha::ChaCha8Rng;
+use std::hash::{Hash, Hasher};
+
+pub(super) struct Walk<Msg> {
+    bounds: Bounds,
+    tape: Vec<u32>,
+    /// Choices made so far: the next tape entry to read.
+    cursor: usize,
+    /// Events not yet happened, in the order they were queued.
+    pending: Vec<Pending<Msg>>,
+    seq: u64,
+    used: Used,
+    /// Nodes an explored crash took down, until a move restarts them.
+    crashed: Vec<NodeId>,
+    /// The node cut off from the others, until a move heals the cut.
+    cut_off: Option<NodeId>,
+    /// The choices met after the tape ran out.
+    pub(super) points: Vec<Point>,
+    allowed: Allowed,
+}
+
+/// The faults the scenario's profile has: a walk injects no other kind.
+#[derive(Clone, Debug)]
+pub(super) struct Allowed {
+    /// Nodes that may crash (none the profile spares).
+    crash: Vec<NodeId>,
+    /// How many nodes may be down at once.
+    down_max: usize,
+    drop: bool,
+    duplicate: bool,
+    partition: bool,
+}
+
+impl Allowed {
+    pub(super) fn of(sc: &crate::scenario::Scenario) -> Allowed {
+        let f = &sc.faults;
+        let crash = match f.crash || f.power_loss {
+            true => (0..sc.nodes).filter(|n| !f.spared.contains(n)).collect(),
+            false => Vec::new(),
+        };
+        // Plain crashes leave a majority up, as the plans fuzz draws do;
+        // a power loss may take any number of nodes.
+        let down_max = if f.power_loss { sc.nodes } else { ((sc.nodes - 1) / 2).max(1) };
+        Allowed {
+            crash,
+            down_max,
+            drop: f.drop_probability_max > 0.0 || f.partition || f.link,
+            duplicate: f.duplicate_probability_max > 0.0,
+            partition: f.partition,
+        }
+    }
+}
+
+struct Pending<Msg> {
+    /// The window in which the event happens (true time, inclusive).
+    lo: u64,
+    hi: u64,
+    seq: u64,
+    ev: Ev<Msg>,
+}
+
+/// The faults injected so far.
+#[derive(Clone, Copy, Debug, Default, Hash)]
+struct Used {
+    crashes: u32,
+    drops: u32,
+    duplicates: u32,
+    partitions: u32,
+    ops: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Move {
+    /// The pending event at this index happens.
+    Fire(usize),
+    /// The message at this index is lost.
+    Drop(usize),
+    /// The message at this index will arrive twice.
+    Duplicate(usize),
+    Crash(NodeId),
+    Restart(NodeId),
+    Isolate(NodeId),
+    Heal,
+}
+
+/// Which stream a sampled delay is drawn from.
+#[derive(Clone, Copy)]
+pub(super) enum Dice {
+    Work,
+    Disk,
+}
+
+impl<Msg> Walk<Msg> {
+    pub(super) fn new(tape: Tape, allowed: Allowed) -> Self {
+        Walk {
+            bounds: tape.bounds,
+            tape: tape.choices,
+            cursor: 0,
+            pending: Vec::new(),
+            seq: 0,
+            used: Used::default(),
+            crashed: Vec::new(),
+            cut_off: None,
+            points: Vec::new(),
+            allowed,
+        }
+    }
+
+    pub(super) fn push(&mut self, lo: u64, hi: u64, ev: Ev<Msg>) {
+        self.seq += 1;
+        self.pending.push(Pending {
+            lo,
+            hi: hi.max(lo),
+            seq: self.seq,
+            ev,
+        });
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.pending.len()
+    }
+}
+
+impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
+    /// A delay of `lo..=hi` ns from now: drawn from `dice` in a sampled
+    /// run (exactly as `range` draws it), the whole window under
+    /// exploration. Returned as the window it is to end in.
+    pub(super) fn span(&mut self, lo: u64, hi: u64, dice: Dice) -> (u64, u64) {
+        if self.walk.is_some() {
+            return (self.now + lo, self.now + hi);
+        }
+        let rng: &mut ChaCha8Rng = match dice {
+            Dice::Work => &mut self.work_rng,
+            Dice::Disk => &mut self.disk_rng,
+        };
+        let t = self.now + range(rng, lo, hi);
+        (t, t)
+    }
+
+    /// Queues `ev` to happen within `window` (one instant in a sampled run).
+    pub(super) fn at_span(&mut self, (lo, hi): (u64, u64), ev: Ev<M::Msg>) {
+        match &mut self.walk {
+            Some(w) => w.push(lo.max(self.now), hi.max(self.now), ev),
+            None => self.at(lo, ev),
+        }
+    }
+
+    /// Whether a client may invoke another op: always in a sampled run,
+    /// within the op bound under exploration (and then it counts).
+    pub(super) fn may_invoke(&mut self) -> bool {
+        let Some(w) = &mut self.walk else { return true };
+        if w.used.ops >= w.bounds.ops {
+            return false;
+        }
+        w.used.ops += 1;
+        true
+    }
+
+    /// The next event under exploration, after making every move the tape
+    /// picks that is not an event (a fault); `None` once the run stops:
+    /// nothing can happen, the tape ran out at a choice, or a move broke
+    /// an invariant.
+    pub(super) fn explore_next(&mut self) -> Option<(u64, Ev<M::Msg>)> {
+        loop {
+            if self.verdict.is_some() {
+                return None;
+            }
+            self.drop_void();
+            let moves = self.moves();
+            let w = self.walk.as_mut().expect("exploring");
+            let pick = match moves.len() {
+                0 => return None,
+                1 => 0,
+                _ if w.cursor >= w.bounds.depth as usize => return None,
+                n if w.cursor < w.tape.len() => {
+                    let c = w.tape[w.cursor] as usize;
+                    w.cursor += 1;
+                    if c >= n {
+                        let msg = format!(
+                            "choice {} of the tape is move {c} of {n}: the tape was not made by this \
+                             scenario, seed and bug switches",
+                            w.cursor
+                        );
+                        self.verdict = Some(Verdict::error(msg, vec![]));
+                        return None;
+                    }
+                    c
+                }
+                n => {
+                    let digest = self.digest();
+                    let w = self.walk.as_mut().expect("exploring");
+                    w.points.push(Point {
+                        digest,
+                        moves: n as u32,
+                    });
+                    w.cursor += 1;
+                    0
+                }
+            };
+            let w = self.walk.as_mut().expect("exploring");
+            match moves[pick] {
+                Move::Fire(i) => {
+                    let p = w.pending.remove(i);
+                    return Some((p.lo.max(self.now), p.ev));
+                }
+                Move::Drop(i) => {
+                    w.used.drops += 1;
+                    let p = w.pending.remove(i);
+                    if let Ev::Deliver {
+                        id, from, to, msg, conn, ..
+                    } = p.ev
+                    {
+                        let kind = msg.kind();
+                        self.record(
+                            Some(from),
+                            EventKind::Drop {
+                                id,
+                                from,
+                                to,
+                                msg: kind.into(),
+                                cause: DropCause::Loss,
+                            },
+                        );
+                        if conn.is_some() {
+                            self.break_link(from, to, DropCause::Loss, true);
+                        }
+                    }
+                }
+                Move::Duplicate(i) => {
+                    w.used.duplicates += 1;
+                    let p = &w.pending[i];
+                    if let Ev::Deliver { id, from, to, msg, .. } = &p.ev {
+                        let copy = Ev::Deliver {
+                            id: *id,
+                            from: *from,
+                            to: *to,
+                            msg: msg.clone(),
+                            conn: None,
+                        };
+                        let (lo, hi, id, from) = (p.lo, p.hi, *id, *from);
+                        w.push(lo, hi, copy);
+                        self.record(Some(from), EventKind::Duplicate { id });
+                    }
+                }
+                Move::Crash(node) => {
+                    w.used.crashes += 1;
+                    w.crashed.push(node);
+                    self.apply(Action::Crash { node });
+                }
+                Move::Restart(node) => {
+                    w.crashed.retain(|n| *n != node);
+                    self.apply(Action::Restart { node });
+                }
+                Move::Isolate(node) => {
+                    w.used.partitions += 1;
+                    w.cut_off = Some(node);
+                    self.apply(Action::Isolate {
+                        target: Target::Node(node),
+                        inbound_only: false,
+                    });
+                }
+                Move::Heal => {
+                    w.cut_off = None;
+                    self.apply(Action::Heal);
+                }
+            }
+        }
+    }
+
+    /// Every move possible now, in an order fixed by the state: the events
+    /// time allows next (earliest window first), each message's loss and
+    /// duplication, then the faults.
+    fn moves(&self) -> Vec<Move> {
+        let w = self.walk.as_ref().expect("exploring");
+        let b = &w.bounds;
+        let mut out = Vec::new();
+        if let Some(close) = w.pending.iter().map(|p| p.hi).min() {
+            let mut next: Vec<usize> = (0..w.pending.len())
+                .filter(|&i| w.pending[i].lo <= close && self.in_turn(i))
+                .collect();
+            next.sort_by_key(|&i| (w.pending[i].lo, w.pending[i].seq));
+            for i in next {
+                out.push(Move::Fire(i));
+                if let Ev::Deliver { conn, .. } = &w.pending[i].ev {
+                    if w.allowed.drop && w.used.drops < b.drops {
+                        out.push(Move::Drop(i));
+                    }
+                    // A connection delivers each byte once.
+                    if conn.is_none() && w.allowed.duplicate && w.used.duplicates < b.duplicates {
+                        out.push(Move::Duplicate(i));
+                    }
+                }
+            }
+        }
+        let down = self.nodes.iter().filter(|s| s.machine.is_none()).count();
+        if w.used.crashes < b.crashes && down < w.allowed.down_max {
+            for &n in &w.allowed.crash {
+                if self.nodes[n].machine.is_some() {
+                    out.push(Move::Crash(n));
+                }
+            }
+        }
+        for &n in &w.crashed {
+            out.push(Move::Restart(n));
+        }
+        match w.cut_off {
+            Some(_) => out.push(Move::Heal),
+            None if w.allowed.partition && w.used.partitions < b.partitions && self.nodes.len() > 1 => {
+                out.extend((0..self.nodes.len()).map(Move::Isolate));
+            }
+            None => {}
+        }
+        out
+    }
+
+    /// An fsync completes after every fsync its node issued before it.
+    fn in_turn(&self, i: usize) -> bool {
+        let w = self.walk.as_ref().expect("exploring");
+        let Ev::Fsync { node, .. } = &w.pending[i].ev else { return true };
+        !w.pending[..i]
+            .iter()
+            .any(|p| matches!(&p.ev, Ev::Fsync { node: n, .. } if n == node))
+    }
+
+    /// Removes the events that would do nothing (a cancelled timer, an
+    /// fsync of an earlier incarnation, an answer no client waits for):
+    /// they are no choice, and only their time would pass.
+    fn drop_void(&mut self) {
+        let Some(mut w) = self.walk.take() else { return };
+        w.pending.retain(|p| !self.is_void(&p.ev));
+        self.walk = Some(w);
+    }
+
+    fn is_void(&self, ev: &Ev<M::Msg>) -> bool {
+        match ev {
+            Ev::Timer { node, inc, id, gen } => !self.nodes[*node].timer_live(*inc, *id, *gen),
+            Ev::Fsync { node, inc, .. } => self.nodes[*node].inc != *inc,
+            Ev::LinkBroken { node, inc, .. } => {
+                self.nodes[*node].inc != *inc || self.nodes[*node].machine.is_none()
+            }
+            Ev::Reboot { node, inc } => self.nodes[*node].inc != *inc || self.nodes[*node].machine.is_some(),
+            Ev::ClientTimeout { client, op_id } => !self.clients[*client as usize].runs(*op_id),
+            Ev::ClientResp { req_id, .. } => !self.clients.iter().any(|c| c.awaits(*req_id)),
+            _ => false,
+        }
+    }
+
+    /// A digest of the whole world as far as what may happen next depends
+    /// on it: time, each node's state (its own digest, or everything it
+    /// was handed since boot), disks, random streams, the events pending
+    /// with their windows (as a multiset), the clients, the links and the
+    /// faults still allowed. The checkers' state is not in it: two runs
+    /// that reach one state by different histories are explored once.
+    pub(super) fn digest(&self) -> u64 {
+        let mut h = StableHasher::default();
+        self.now.hash(&mut h);
+        for slot in &self.nodes {
+            match &slot.machine {
+                None => 0u8.hash(&mut h),
+                Some(m) => match m.digest() {
+                    Some(d) => (1u8, d).hash(&mut h),
+                    None => (2u8, slot.history).hash(&mut h),
+                },
+            }
+            debug_digest(&slot.disk).hash(&mut h);
+            slot.rng.get_word_pos().hash(&mut h);
+            slot.next_ticket().hash(&mut h);
+        }
+        let w = self.walk.as_ref().expect("exploring");
+        let mut events: Vec<u64> = w
+            .pending
+            .iter()
+            .map(|p| {
+                let mut e = StableHasher::default();
+                (p.lo, p.hi).hash(&mut e);
+                self.ev_digest(&p.ev, &mut e);
+                e.finish()
+            })
+            .collect();
+        events.sort_unstable();
+        events.hash(&mut h);
+        debug_digest(&self.clients).hash(&mut h);
+        (self.next_op, self.next_req).hash(&mut h);
+        self.work_rng.get_word_pos().hash(&mut h);
+        self.disk_rng.get_word_pos().hash(&mut h);
+        (w.used, &w.crashed, w.cut_off).hash(&mut h);
+        if !self.links.all_datagram() {
+            debug_digest(&self.links).hash(&mut h);
+            for (k, (_, msg)) in &self.held {
+                (k, debug_digest(msg)).hash(&mut h);
+            }
+        }
+        h.finish()
+    }
+
+    /// An event's part of the digest, without the ids the world numbers
+    /// its events by (no node sees them).
+    fn ev_digest(&self, ev: &Ev<M::Msg>, h: &mut StableHasher) {
+        match ev {
+            Ev::Deliver { from, to, msg, conn, .. } => {
+                (1u8, from, to, debug_digest(msg)).hash(h);
+                conn.map(|t| (t.epoch, t.seq)).hash(h);
+            }
+            Ev::Timer { node, id, .. } => (2u8, node, id).hash(h),
+            Ev::Fsync { node, ticket, mark, .. } => (3u8, node, ticket, mark).hash(h),
+            Ev::ClientReq { node, req } => (4u8, node, debug_digest(req)).hash(h),
+            Ev::ClientResp { req_id, reply } => (5u8, req_id, debug_digest(reply)).hash(h),
+            Ev::ClientTick { client } => (6u8, client).hash(h),
+            Ev::ClientTimeout { client, op_id } => (7u8, client, op_id).hash(h),
+            Ev::LinkBroken { node, peer, cause, .. } => (8u8, node, peer, debug_digest(cause)).hash(h),
+            Ev::Reboot { node, .. } => (9u8, node).hash(h),
+            Ev::Plan(i) => (10u8, i).hash(h),
+            Ev::Heal => 11u8.hash(h),
+            Ev::End => 12u8.hash(h),
+            Ev::Resume { node } => (13u8, node).hash(h),
+            Ev::Later(a) => (14u8, debug_digest(a)).hash(h),
+            Ev::Probe { node, lease, .. } => (15u8, node, lease).hash(h),
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! `dst explore` as a user meets it: a bounded space walked to the end, a
+//! bug switch found with a report that replays and renders, the same walk
+//! twice alike, and bad input refused in one line.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn dst(args: &[&str]) -> Output {
+    support::dst(&std::env::temp_dir(), args)
+}
+
+/// Explores for the flush bug (on the natural path) and returns the
+/// walk's JSON and the report it wrote into `dir`.
+fn find_flush_bug(dir: &Path) -> (serde_json::Value, PathBuf) {
+    let o = dst(&[
+        "explore",
+        "snapshot-handover",
+        "--bug",
+        "flushcell-unserialized",
+        "--deviations",
+        "1",
+        "--ops",
+        "3",
+        "--json",
+        "--report-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&o);
+    let report = PathBuf::from(v["found"]["report"].as_str().unwrap_or_else(|| panic!("found nothing: {v}")));
+    (v, report)
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    let out = String::from_utf8_lossy(&o.stdout);
+    serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+#[test]
+fn the_correct_model_passes_every_state_within_small_bounds_alike_twice() {
+    let args = [
+        "explore",
+        "raft-crash-restart",
+        "--deviations",
+        "1",
+        "--depth",
+        "40",
+        "--json",
+    ];
+    let a = dst(&args);
+    assert_eq!(a.status.code(), Some(0), "{}", String::from_utf8_lossy(&a.stderr));
+    let v = json(&a);
+    assert_eq!(v["complete"], true, "{v}");
+    assert!(v["found"].is_null());
+    assert!(v["states"].as_u64().unwrap() > 100, "{v}");
+    assert_eq!(v["deepest"], 40);
+    let w = json(&dst(&args));
+    for k in ["states", "runs", "revisits", "at_bound", "ended"] {
+        assert_eq!(v[k], w[k], "{k} differs between two walks");
+    }
+}
+
+#[test]
+fn a_bug_switch_is_found_and_its_report_replays_and_renders() {
+    let dir = support::scratch("explore", "found");
+    let (v, report) = find_flush_bug(&dir);
+    let found = &v["found"];
+    assert_eq!(found["verdict"]["invariant"], "no-lost-write", "{v}");
+    assert_eq!(found["expected"], true);
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let report = report.to_str().unwrap();
+    assert_eq!(r["explore"]["bounds"]["ops"], 3, "the report carries its tape: {}", r["explore"]);
+    let replay = dst(&["replay", report]);
+    assert_eq!(
+        replay.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&replay.stdout),
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    let page = dir.join("found.html");
+    let view = dst(&["view", report, "-o", page.to_str().unwrap()]);
+    assert_eq!(view.status.code(), Some(0), "{}", String::from_utf8_lossy(&view.stderr));
+    assert!(std::fs::read_to_string(&page).unwrap().contains("no-lost-write"));
+}
+
+#[test]
+fn a_bug_not_found_within_the_bounds_exits_1() {
+    let o = dst(&[
+        "explore",
+        "raft-crash-restart",
+        "--bug",
+        "hardstate-not-persisted",
+        "--deviations",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert!(v["found"].is_null());
+    assert_eq!(v["complete"], true);
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    for (args, needle) in [
+        (vec!["explore", "no-such-scenario"], "unknown scenario"),
+        (
+            vec!["explore", "raft-crash-restart", "--max-states", "0"],
+            "--max-states",
+        ),
+        (vec!["explore", "raft-crash-restart", "--bug", "nope"], "nope"),
+    ] {
+        let o = dst(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "{needle} not in {err}");
+    }
+}
+
+#[test]
+fn a_tape_edited_out_of_range_replays_as_an_error_not_a_panic() {
+    let dir = support::scratch("explore", "edited");
+    let (_, report) = find_flush_bug(&dir);
+    let mut r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    r["explore"]["choices"] = serde_json::json!([999]);
+    let edited = dir.join("edited.json");
+    std::fs::write(&edited, serde_json::to_string(&r).unwrap()).unwrap();
+    let replay = dst(&["replay", edited.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&replay.stdout).to_string() + &String::from_utf8_lossy(&replay.stderr);
+    assert_eq!(replay.status.code(), Some(1), "{out}");
+    assert!(out.contains("the tape was not made by this scenario"), "{out}");
+    assert!(!out.contains("panicked"), "{out}");
+}
