@@ -135,3 +135,27 @@ fn a_tape_edited_out_of_range_replays_as_an_error_not_a_panic() {
     assert!(out.contains("the tape was not made by this scenario"), "{out}");
     assert!(!out.contains("panicked"), "{out}");
 }
+
+#[test]
+fn mutants_hunts_a_bug_by_exploration_beside_fuzz() {
+    let dir = support::scratch("explore", "mutants");
+    let o = support::dst(
+        &dir,
+        &[
+            "mutants",
+            "--bug",
+            "flushcell-unserialized",
+            "--max-seeds",
+            "50",
+            "--explore",
+            "20000",
+            "--json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&o);
+    let x = &v["bugs"][0]["explored"];
+    assert_eq!(x["found_by"], "no-lost-write", "{v}");
+    assert_eq!(x["deviations"], 0, "{x}");
+    assert!(x["states"].as_u64().unwrap() > 0);
+}

@@ -198,6 +198,7 @@ fn a_liveness_phase_past_the_end_of_time_runs_until_the_budget_stops_it() {
             keep: sim::trace::Keep::All,
             hash: Default::default(),
             cut_at: None,
+            explore: None,
         },
         |_| Stuck {
             how: Loop::Tick,

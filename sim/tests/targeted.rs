@@ -126,6 +126,7 @@ fn run(nodes: usize, plan: Vec<PlanEntry>) -> sim::RunOutcome {
             keep: sim::trace::Keep::All,
             hash: Default::default(),
             cut_at: None,
+            explore: None,
         },
         |_| Replica::default(),
     );

@@ -76,6 +76,7 @@ fn run_plan(s: &Scenario, plan: Vec<PlanEntry>) -> sim::RunOutcome {
         keep: sim::trace::Keep::All,
         hash: Default::default(),
         cut_at: None,
+        explore: None,
     };
     sim::run(spec, |_| Pinger {
         panic_at: None,
@@ -96,6 +97,7 @@ fn a_panic_in_a_model_becomes_an_error_verdict_with_its_event() {
             keep: sim::trace::Keep::All,
             hash: Default::default(),
             cut_at: None,
+            explore: None,
         },
         |id| Pinger {
             panic_at: (id == 2).then_some(5),
@@ -124,6 +126,7 @@ fn an_exhausted_event_budget_ends_the_run_as_an_error() {
             keep: sim::trace::Keep::All,
             hash: Default::default(),
             cut_at: None,
+            explore: None,
         },
         |_| Pinger {
             panic_at: None,
@@ -291,6 +294,7 @@ fn echo_run(workload: &str, seed: u64) -> sim::RunOutcome {
             keep: sim::trace::Keep::All,
             hash: Default::default(),
             cut_at: None,
+            explore: None,
         },
         |_| Echo,
     )

@@ -111,6 +111,11 @@ pub enum Cmd {
         /// Shrink each find (within this many runs) and show its trace length before and after.
         #[arg(long, value_name = "RUNS", num_args = 0..=1, default_missing_value = "400")]
         shrink: Option<u64>,
+        /// Hunt each bug also by exploration (fewest deviations first, up
+        /// to 3; 3 client ops, 1 crash, 1 drop, 1 cut), within this many
+        /// states: found? at how many deviations?
+        #[arg(long, value_name = "STATES", num_args = 0..=1, default_missing_value = "200000")]
+        explore: Option<u64>,
         /// Only these bugs (repeatable).
         #[arg(long = "bug")]
         bugs: Vec<String>,

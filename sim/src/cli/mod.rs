@@ -148,6 +148,7 @@ where
             max_seeds,
             guided,
             shrink,
+            explore,
             bugs,
             jobs,
             report_dir,
@@ -158,8 +159,20 @@ where
                 guided,
                 shrink_runs: shrink.unwrap_or(0),
                 style: style.style(),
+                explore: explore.map(|states_max| crate::explore::search::Limits {
+                    bounds: crate::explore::Bounds {
+                        ops: 3,
+                        partitions: 1,
+                        ..crate::explore::Bounds::default()
+                    },
+                    order: crate::explore::search::Order::Breadth,
+                    states_max,
+                }),
             };
-            mutants::main(r, max_seeds, how, &bugs, jobs, &report_dir, json)
+            match explore {
+                Some(0) => Exit::Bad("--explore needs at least 1 state".into()),
+                _ => mutants::main(r, max_seeds, how, &bugs, jobs, &report_dir, json),
+            }
         }
         Cmd::Check(args) => check::main(r, &args),
         Cmd::Bench {

@@ -30,6 +30,7 @@ pub fn main(
         return Exit::Bad(e);
     }
     let guided = how.guided;
+    let explored = how.explore.is_some();
     let s = mutants(reg, chosen, max_seeds, jobs, how, dir, |h: &Hunt| {
         if !json {
             crate::errln!(
@@ -70,7 +71,11 @@ pub fn main(
             "found by",
             "seeds",
             "wall",
-            if guided { "  guided: found by, runs, wall" } else { "" }
+            format!(
+                "{}{}",
+                if guided { "  guided: found by, runs, wall" } else { "" },
+                if explored { "  explore: found by, deviations, states, wall" } else { "" }
+            )
         );
         let shrunk = |h: &Hunt| {
             h.shrunk.as_ref().map_or(String::new(), |s| {
@@ -95,8 +100,20 @@ pub fn main(
                 )
             });
             let sh = shrunk(h);
+            let x = h.explored.as_ref().map_or(String::new(), |x| {
+                format!(
+                    "  {:<21} {:>3} {:>9} {:>7.1} s",
+                    x.found_by
+                        .clone()
+                        .or_else(|| x.error.as_ref().map(|e| format!("error: {e}")))
+                        .unwrap_or_else(|| "NOT FOUND".into()),
+                    x.deviations.map_or("-".into(), |d| d.to_string()),
+                    x.states,
+                    x.wall_ms as f64 / 1e3
+                )
+            });
             crate::outln!(
-                "{:<wb$} {:<6} {:<wi$} {:<21} {:>6} {:>7.1} s{g}{sh}",
+                "{:<wb$} {:<6} {:<wi$} {:<21} {:>6} {:>7.1} s{g}{x}{sh}",
                 h.target.bug,
                 h.target.source,
                 h.target.invariants.join("|"),
@@ -125,6 +142,14 @@ pub fn main(
             median.map_or("-".into(), |m| m.to_string()),
             max.map_or("-".into(), |m| m.to_string())
         );
+        if explored {
+            let found = s
+                .hunts
+                .iter()
+                .filter(|h| h.explored.as_ref().is_some_and(|x| x.found_by.is_some()))
+                .count();
+            crate::outln!("exploration: {found} of {} bugs found", s.hunts.len());
+        }
         if guided {
             let (gm, gx) = s.runs_to_find_guided();
             let found = s

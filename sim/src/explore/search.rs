@@ -78,9 +78,41 @@ pub struct Found {
     pub outcome: RunOutcome,
 }
 
+/// A tape run: its parent's tape cut at `at` choices, then move `m`.
+/// Tapes are kept this way, a few words each, since the frontier may hold
+/// millions of them.
+struct Node {
+    parent: u32,
+    at: u32,
+    m: u32,
+}
+
+const ROOT: u32 = u32::MAX;
+
+/// Tapes still to run: moves `next..end` at choice `at` of `parent`'s run.
 struct Todo {
-    choices: Vec<u32>,
+    parent: u32,
+    at: u32,
+    next: u32,
+    end: u32,
     deviations: u32,
+}
+
+/// The tape of `node`, rebuilt from its ancestors.
+fn tape_of(nodes: &[Node], node: u32) -> Vec<u32> {
+    let mut chain = Vec::new();
+    let mut n = node;
+    while n != ROOT {
+        let x = &nodes[n as usize];
+        chain.push((x.at, x.m));
+        n = x.parent;
+    }
+    let mut tape = Vec::new();
+    for (at, m) in chain.into_iter().rev() {
+        tape.resize(at as usize, 0);
+        tape.push(m);
+    }
+    tape
 }
 
 /// Walks every tape within `limits`, running each with `run`, until one
@@ -95,22 +127,50 @@ pub fn walk(
     let mut sum = Summary::default();
     // Digest -> the most (deviations, choices) left it was expanded with.
     let mut seen: HashMap<u64, (u32, u32)> = HashMap::new();
+    let mut nodes: Vec<Node> = Vec::new();
+    // The root: the natural run, before any node.
     let mut todo = VecDeque::from([Todo {
-        choices: Vec::new(),
+        parent: ROOT,
+        at: 0,
+        next: 0,
+        end: 1,
         deviations: 0,
     }]);
+    let mut first = true;
     loop {
         let next = match limits.order {
             Order::Breadth => todo.pop_front(),
             Order::Depth => todo.pop_back(),
         };
-        let Some(Todo { choices, deviations }) = next else { break };
+        let Some(mut t) = next else { break };
         if sum.states >= limits.states_max {
-            todo.push_back(Todo { choices, deviations });
+            todo.push_back(t);
             sum.cut_short = Some(format!("state bound of {} reached", limits.states_max));
             break;
         }
-        let tape = Tape { bounds: b, choices };
+        let (node, deviations) = if first {
+            first = false;
+            (ROOT, 0)
+        } else {
+            nodes.push(Node {
+                parent: t.parent,
+                at: t.at,
+                m: t.next,
+            });
+            ((nodes.len() - 1) as u32, t.deviations)
+        };
+        t.next += 1;
+        if t.next < t.end {
+            // Its next sibling waits where it was.
+            match limits.order {
+                Order::Breadth => todo.push_front(t),
+                Order::Depth => todo.push_back(t),
+            }
+        }
+        let tape = Tape {
+            bounds: b,
+            choices: tape_of(&nodes, node),
+        };
         let out = run(&tape)?;
         if out.interrupted.is_some() {
             return Err("interrupted".into());
@@ -137,16 +197,14 @@ pub fn walk(
                     seen.insert(p.digest, left);
                 }
             }
-            if left.0 > 0 {
-                for m in 1..p.moves {
-                    let mut c = tape.choices.clone();
-                    c.resize(base as usize + j, 0);
-                    c.push(m);
-                    children.push(Todo {
-                        choices: c,
-                        deviations: deviations + 1,
-                    });
-                }
+            if left.0 > 0 && p.moves > 1 {
+                children.push(Todo {
+                    parent: node,
+                    at: base + j as u32,
+                    next: 1,
+                    end: p.moves,
+                    deviations: deviations + 1,
+                });
             }
         }
         if out.verdict.status != Status::Pass {

@@ -50,6 +50,22 @@ pub struct Hunt {
     /// The find shrunk, if asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shrunk: Option<ShrunkFind>,
+    /// The same hunt by exploration, if asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explored: Option<ExploreHunt>,
+}
+
+/// A hunt by `dst explore`'s walk, fewest deviations first.
+#[derive(Debug, Serialize)]
+pub struct ExploreHunt {
+    pub found_by: Option<String>,
+    /// Deviations of the first find's tape.
+    pub deviations: Option<u32>,
+    /// Distinct states met until the find, or in all.
+    pub states: u64,
+    pub wall_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// How far the find shrank.
@@ -71,6 +87,8 @@ pub struct HuntOptions {
     pub shrink_runs: u64,
     /// How its reports are written.
     pub style: crate::report::Style,
+    /// Hunt also by exploration within these limits.
+    pub explore: Option<crate::explore::search::Limits>,
 }
 
 /// A hunt by coverage-guided search: runs until the first find.
@@ -196,6 +214,9 @@ pub fn mutants(
             if how.guided && h.error.is_none() {
                 h.guided = Some(hunt_guided(registry, &h.target, max_seeds));
             }
+            if let (Some(limits), None) = (how.explore, &h.error) {
+                h.explored = Some(hunt_explored(registry, &h.target, limits));
+            }
             if let (Some(report), true) = (&h.report, how.shrink_runs > 0) {
                 h.shrunk = super::shrink::shrink(registry, report, None, how.shrink_runs, how.style)
                     .ok()
@@ -268,6 +289,7 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path, style: 
         error: None,
         guided: None,
         shrunk: None,
+        explored: None,
     };
     let scenario = match registry.load(&h.target.scenario) {
         Ok(s) => s,
@@ -355,4 +377,39 @@ fn hunt_guided(registry: &Registry, target: &Target, max_runs: u64) -> GuidedHun
         runs,
         wall_ms: start.elapsed().as_millis() as u64,
     }
+}
+
+/// The hunt by exploration: its walk until the first find.
+fn hunt_explored(registry: &Registry, target: &Target, limits: crate::explore::search::Limits) -> ExploreHunt {
+    let start = Instant::now();
+    let bugs = bugs_of(target);
+    let mut h = ExploreHunt {
+        found_by: None,
+        deviations: None,
+        states: 0,
+        wall_ms: 0,
+        error: None,
+    };
+    let walked = registry.load(&target.scenario).and_then(|scenario| {
+        let run = |tape: &crate::explore::Tape| {
+            let fixed = crate::world::Overrides {
+                explore: Some(tape.clone()),
+                ..Default::default()
+            };
+            registry.run_with(&scenario, 0, &bugs, fixed)
+        };
+        crate::explore::search::walk(limits, run, |_| {})
+    });
+    match walked {
+        Ok((sum, found)) => {
+            h.states = sum.states;
+            if let Some(f) = found {
+                h.found_by = Some(outcome::cause(&f.outcome).unwrap_or_else(|| outcome::describe(&f.outcome)));
+                h.deviations = Some(f.deviations);
+            }
+        }
+        Err(e) => h.error = Some(e),
+    }
+    h.wall_ms = start.elapsed().as_millis() as u64;
+    h
 }
