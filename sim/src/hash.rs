@@ -140,14 +140,16 @@ pub fn stable_hash<T: Hash + ?Sized>(v: &T) -> u64 {
 /// can make equal states digest apart: that costs pruning, never a bug.
 pub fn debug_digest<T: std::fmt::Debug + ?Sized>(v: &T) -> u64 {
     use std::fmt::Write;
-    struct Sink(StableHasher);
+    // A word at a time: a state's text runs to kilobytes, and the digest
+    // is taken at every choice of an explored run.
+    struct Sink(WordHasher);
     impl Write for Sink {
         fn write_str(&mut self, s: &str) -> std::fmt::Result {
             self.0.write(s.as_bytes());
             Ok(())
         }
     }
-    let mut sink = Sink(StableHasher::default());
+    let mut sink = Sink(WordHasher::default());
     let _ = write!(sink, "{v:?}");
     sink.0.finish()
 }

@@ -75,6 +75,7 @@ struct Gated {
     msg: RaftMsg,
 }
 
+#[derive(Debug)]
 pub struct Raft {
     id: NodeId,
     cfg: RaftConfig,
@@ -268,6 +269,12 @@ impl Raft {
 impl Machine for Raft {
     type Msg = RaftMsg;
     type Rec = RaftRec;
+
+    /// Everything the node holds: its state has no hidden part (no
+    /// handle, no cache), so equal text is equal future.
+    fn digest(&self) -> Option<u64> {
+        Some(sim::hash::debug_digest(self))
+    }
 
     fn boot(&mut self, io: &mut Io<Self>) {
         let r = match io.read_disk().map(storage::replay) {
