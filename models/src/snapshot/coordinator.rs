@@ -16,6 +16,7 @@ const REBALANCE: u64 = 3;
 /// Revoke timers are numbered from here, one per pending revoke.
 const REVOKE_BASE: u64 = 1_000;
 
+#[derive(Debug)]
 pub struct Coordinator {
     cfg: SnapConfig,
     /// partition -> (owner, generation)

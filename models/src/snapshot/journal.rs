@@ -13,7 +13,7 @@ use sim::machine::NodeId;
 const PRODUCE: u64 = 2;
 
 /// One partition: offsets start at 1, the record at offset o is `records[o - 1]`.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Partition {
     records: Vec<Record>,
     /// Every record below this is persisted (the next offset to resume at).
@@ -24,6 +24,7 @@ struct Partition {
     next_key: u32,
 }
 
+#[derive(Debug)]
 pub struct JournalNode {
     cfg: SnapConfig,
     parts: Vec<Partition>,

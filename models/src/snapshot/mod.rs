@@ -47,6 +47,7 @@ pub(crate) fn chance(io: &mut SnapIo, p: f64) -> bool {
 
 // One value per node, built once per boot: boxing the larger roles buys nothing.
 #[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
 pub enum SnapNode {
     Store(Store),
     Journal(JournalNode),
@@ -65,6 +66,11 @@ impl SnapNode {
 
 impl Machine for SnapNode {
     type Msg = SnapMsg;
+
+    /// Everything the node holds, as text: no part of it is hidden.
+    fn digest(&self) -> Option<u64> {
+        Some(sim::hash::debug_digest(self))
+    }
     /// Only a durable store writes its disk: the journal is a service that
     /// outlives faults, and owners rebuild from it and the store.
     type Rec = commit_log::LogRec;

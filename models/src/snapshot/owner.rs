@@ -52,6 +52,7 @@ struct Flight {
     deadline_ns: u64,
 }
 
+#[derive(Debug)]
 struct Part {
     generation: u64,
     phase: Phase,
@@ -98,6 +99,7 @@ impl Part {
     }
 }
 
+#[derive(Debug)]
 pub struct Owner {
     cfg: SnapConfig,
     parts: BTreeMap<u32, Part>,

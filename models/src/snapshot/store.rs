@@ -23,11 +23,13 @@ use std::collections::{BTreeMap, VecDeque};
 const REAP: u64 = 1;
 
 /// An answer or a report that waits for an fsync.
+#[derive(Debug)]
 enum Held {
     Reply(NodeId, SnapMsg),
     Event(SnapEvent),
 }
 
+#[derive(Debug)]
 pub struct Store {
     cfg: SnapConfig,
     table: Table,

@@ -64,6 +64,9 @@ pub fn main(reg: &Registry, a: &ExploreArgs) -> Exit {
         Err(e) => return Exit::Bad(e),
     };
     let secs = started.elapsed().as_secs_f64();
+    if sum.cut_short.as_deref() == Some("interrupted") {
+        super::interrupted_note(&format!("the walk stopped after {} states", sum.states));
+    }
     let found = match found.map(|f| write_found(reg, a, &scenario, f)) {
         Some(Err(e)) => return Exit::Bad(e),
         Some(Ok(w)) => Some(w),

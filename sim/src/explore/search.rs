@@ -143,6 +143,11 @@ pub fn walk(
             Order::Depth => todo.pop_back(),
         };
         let Some(mut t) = next else { break };
+        if crate::interrupt::stopping() {
+            todo.push_back(t);
+            sum.cut_short = Some("interrupted".into());
+            break;
+        }
         if sum.states >= limits.states_max {
             todo.push_back(t);
             sum.cut_short = Some(format!("state bound of {} reached", limits.states_max));
