@@ -80,6 +80,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "raft-storage-faults",
         include_str!("../../scenarios/raft-storage-faults.json"),
     ),
+    ("raft-figure8", include_str!("../../scenarios/raft-figure8.json")),
     ("cluster-ddl", include_str!("../../scenarios/cluster-ddl.json")),
     ("cluster-epochs", include_str!("../../scenarios/cluster-epochs.json")),
     ("cluster-boot", include_str!("../../scenarios/cluster-boot.json")),

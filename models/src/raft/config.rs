@@ -184,6 +184,7 @@ pub struct RaftBugs {
     pub swim_incarnation_reset: bool,
     pub read_error_as_empty: bool,
     pub fsync_error_ignored: bool,
+    pub commit_old_term_by_count: bool,
 }
 
 impl RaftBugs {
@@ -209,6 +210,7 @@ impl RaftBugs {
                 "swim-incarnation-reset" => &mut b.swim_incarnation_reset,
                 "read-error-as-empty" => &mut b.read_error_as_empty,
                 "fsync-error-ignored" => &mut b.fsync_error_ignored,
+                "commit-old-term-by-count" => &mut b.commit_old_term_by_count,
                 other => return Err(format!("unknown raft bug id: {other}")),
             };
             *switch = true;

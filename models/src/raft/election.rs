@@ -148,6 +148,8 @@ impl Raft {
         let now = io.now_mono_ns();
         // The first append carries the no-op, so start right after our log.
         let next = self.log.last_index() + 1;
+        // Reads wait for the entry at `next` to apply: the no-op, or with
+        // commit-old-term-by-count the first entry proposed in this term.
         self.read_begin_term(next);
         self.progress = self
             .peers()
@@ -164,7 +166,12 @@ impl Raft {
             .collect();
         // Entries of earlier terms commit only under an entry of this term
         // (5.4.2); the no-op provides one without waiting for a client.
-        self.append_local(io, super::Entry::noop(next, self.term));
+        // BUG(commit-old-term-by-count): no no-op either (canonical/raft
+        // added its own in the same fix): until something is proposed,
+        // nothing of this term is in the log to mask the count.
+        if !self.cfg.bugs.commit_old_term_by_count {
+            self.append_local(io, super::Entry::noop(next, self.term));
+        }
         self.broadcast_append(io);
         io.set_timer(HEARTBEAT, self.cfg.heartbeat_ms * NS_PER_MS);
         io.set_timer(CHECK_QUORUM, self.check_quorum_interval_ns());

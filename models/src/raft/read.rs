@@ -101,7 +101,8 @@ struct PendingRead {
 /// Read-path state. The leader part is reset at every election won.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Reads {
-    /// Index of this term's no-op.
+    /// Index of this term's first entry: its no-op, or under
+    /// commit-old-term-by-count (no no-op) the first entry proposed in it.
     term_start: u64,
     /// The newest round opened in this term.
     round: u64,
@@ -140,7 +141,7 @@ impl Raft {
         }
     }
 
-    /// A new term of leadership; `term_start` is the index of its no-op.
+    /// A new term of leadership; `term_start` is the index of its first entry.
     pub(super) fn read_begin_term(&mut self, term_start: u64) {
         let r = &mut self.read;
         r.term_start = term_start;

@@ -134,6 +134,13 @@ pub const BUGS: &[Bug] = &[
         summary:
             "a failed fsync is taken for a durable one: votes and acknowledgements rest on writes that may be gone",
     },
+    Bug {
+        id: "commit-old-term-by-count",
+        kind: "safety",
+        invariants: &["state-machine-safety", "liveness"],
+        scenario: "raft-figure8",
+        summary: "a leader commits an earlier term's entry by counting replicas and appends no no-op: Raft's Figure 8",
+    },
 ];
 
 pub const GOALS: &[(&str, &str)] = &[

@@ -259,7 +259,14 @@ impl Raft {
         let Some(&n) = held.get(self.quorum() - 1) else {
             return;
         };
-        if n > self.commit && self.log.term_at(n) == Some(self.term) {
+        // BUG(commit-old-term-by-count): an entry of an earlier term counts
+        // as committed once a quorum holds it, as in LogCabin before
+        // logcabin/logcabin#44 and canonical/raft before #336 (Raft 5.4.2,
+        // Figure 8). A node whose last entry is of a term between that
+        // entry's and ours can still win a vote of that quorum and
+        // overwrite the entry after it was applied.
+        let countable = self.log.term_at(n) == Some(self.term) || self.cfg.bugs.commit_old_term_by_count;
+        if n > self.commit && countable {
             self.advance_commit(io, n);
         }
     }
