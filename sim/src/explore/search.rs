@@ -12,6 +12,11 @@
 use super::{Bounds, Tape};
 use crate::world::{RunOutcome, Status};
 use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::hash::BuildHasherDefault;
+
+/// Digests are hashes already: a fixed hasher, so nothing depends on a
+/// per-process seed (the map is only looked up, never iterated).
+type Seen = HashMap<u64, (u32, u32), BuildHasherDefault<crate::hash::StableHasher>>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {
@@ -126,7 +131,7 @@ pub fn walk(
     let b = limits.bounds;
     let mut sum = Summary::default();
     // Digest -> the most (deviations, choices) left it was expanded with.
-    let mut seen: HashMap<u64, (u32, u32)> = HashMap::new();
+    let mut seen = Seen::default();
     let mut nodes: Vec<Node> = Vec::new();
     // The root: the natural run, before any node.
     let mut todo = VecDeque::from([Todo {
