@@ -29,7 +29,11 @@ fn find_flush_bug(dir: &Path) -> (serde_json::Value, PathBuf) {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let v = json(&o);
-    let report = PathBuf::from(v["found"]["report"].as_str().unwrap_or_else(|| panic!("found nothing: {v}")));
+    let report = PathBuf::from(
+        v["found"]["report"]
+            .as_str()
+            .unwrap_or_else(|| panic!("found nothing: {v}")),
+    );
     (v, report)
 }
 
@@ -71,7 +75,11 @@ fn a_bug_switch_is_found_and_its_report_replays_and_renders() {
     assert_eq!(found["expected"], true);
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     let report = report.to_str().unwrap();
-    assert_eq!(r["explore"]["bounds"]["ops"], 3, "the report carries its tape: {}", r["explore"]);
+    assert_eq!(
+        r["explore"]["bounds"]["ops"], 3,
+        "the report carries its tape: {}",
+        r["explore"]
+    );
     let replay = dst(&["replay", report]);
     assert_eq!(
         replay.status.code(),

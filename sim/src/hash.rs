@@ -197,4 +197,3 @@ mod tests {
         assert_eq!(stable_hash(&7usize), stable_hash(&7u64));
     }
 }
-

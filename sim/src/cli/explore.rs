@@ -96,7 +96,12 @@ struct Written {
     report: std::path::PathBuf,
 }
 
-fn write_found(reg: &Registry, a: &ExploreArgs, scenario: &crate::scenario::Scenario, f: Found) -> Result<Written, String> {
+fn write_found(
+    reg: &Registry,
+    a: &ExploreArgs,
+    scenario: &crate::scenario::Scenario,
+    f: Found,
+) -> Result<Written, String> {
     let Found {
         tape,
         deviations,

@@ -74,7 +74,11 @@ pub fn main(
             format!(
                 "{}{}",
                 if guided { "  guided: found by, runs, wall" } else { "" },
-                if explored { "  explore: found by, deviations, states, wall" } else { "" }
+                if explored {
+                    "  explore: found by, deviations, states, wall"
+                } else {
+                    ""
+                }
             )
         );
         let shrunk = |h: &Hunt| {

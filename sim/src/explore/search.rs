@@ -193,7 +193,10 @@ pub fn walk(
         sum.depth = sum.depth.max(made);
         let mut children = Vec::new();
         for (j, p) in out.points.iter().enumerate() {
-            let left = (b.deviations.saturating_sub(deviations), b.depth.saturating_sub(base + j as u32));
+            let left = (
+                b.deviations.saturating_sub(deviations),
+                b.depth.saturating_sub(base + j as u32),
+            );
             match seen.get(&p.digest) {
                 Some(&(d, l)) if d >= left.0 && l >= left.1 => {
                     sum.revisits += 1;
@@ -220,7 +223,14 @@ pub fn walk(
         if out.verdict.status != Status::Pass {
             sum.frontier = todo.len() as u64;
             sum.cut_short = Some("an invariant failed".into());
-            return Ok((sum, Some(Found { tape, deviations, outcome: out })));
+            return Ok((
+                sum,
+                Some(Found {
+                    tape,
+                    deviations,
+                    outcome: out,
+                }),
+            ));
         }
         if made >= b.depth {
             sum.at_bound += 1;

@@ -51,7 +51,11 @@ impl Allowed {
         };
         // Plain crashes leave a majority up, as the plans fuzz draws do;
         // a power loss may take any number of nodes.
-        let down_max = if f.power_loss { sc.nodes } else { ((sc.nodes - 1) / 2).max(1) };
+        let down_max = if f.power_loss {
+            sc.nodes
+        } else {
+            ((sc.nodes - 1) / 2).max(1)
+        };
         Allowed {
             crash,
             down_max,
@@ -218,7 +222,12 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                     w.used.drops += 1;
                     let p = w.pending.remove(i);
                     if let Ev::Deliver {
-                        id, from, to, msg, conn, ..
+                        id,
+                        from,
+                        to,
+                        msg,
+                        conn,
+                        ..
                     } = p.ev
                     {
                         let kind = msg.kind();
@@ -327,7 +336,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// An fsync completes after every fsync its node issued before it.
     fn in_turn(&self, i: usize) -> bool {
         let w = self.walk.as_ref().expect("exploring");
-        let Ev::Fsync { node, .. } = &w.pending[i].ev else { return true };
+        let Ev::Fsync { node, .. } = &w.pending[i].ev else {
+            return true;
+        };
         !w.pending[..i]
             .iter()
             .any(|p| matches!(&p.ev, Ev::Fsync { node: n, .. } if n == node))
@@ -346,9 +357,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         match ev {
             Ev::Timer { node, inc, id, gen } => !self.nodes[*node].timer_live(*inc, *id, *gen),
             Ev::Fsync { node, inc, .. } => self.nodes[*node].inc != *inc,
-            Ev::LinkBroken { node, inc, .. } => {
-                self.nodes[*node].inc != *inc || self.nodes[*node].machine.is_none()
-            }
+            Ev::LinkBroken { node, inc, .. } => self.nodes[*node].inc != *inc || self.nodes[*node].machine.is_none(),
             Ev::Reboot { node, inc } => self.nodes[*node].inc != *inc || self.nodes[*node].machine.is_some(),
             Ev::ClientTimeout { client, op_id } => !self.clients[*client as usize].runs(*op_id),
             Ev::ClientResp { req_id, .. } => !self.clients.iter().any(|c| c.awaits(*req_id)),
@@ -408,7 +417,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// its events by (no node sees them).
     fn ev_digest(&self, ev: &Ev<M::Msg>, h: &mut StableHasher) {
         match ev {
-            Ev::Deliver { from, to, msg, conn, .. } => {
+            Ev::Deliver {
+                from, to, msg, conn, ..
+            } => {
                 (1u8, from, to, debug_digest(msg)).hash(h);
                 conn.map(|t| (t.epoch, t.seq)).hash(h);
             }

@@ -136,7 +136,16 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         if stream {
             hi = self.links.in_order(from, to, hi);
         }
-        self.at_span((lo, hi), Ev::Deliver { id, from, to, msg, conn });
+        self.at_span(
+            (lo, hi),
+            Ev::Deliver {
+                id,
+                from,
+                to,
+                msg,
+                conn,
+            },
+        );
     }
 
     fn dropped(&mut self, at: NodeId, id: u64, from: NodeId, to: NodeId, msg: &'static str, cause: DropCause) {
