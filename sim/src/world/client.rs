@@ -188,11 +188,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     }
 
     pub(super) fn client_reply(&mut self, req_id: u64, reply: ClientReply) {
-        let Some(client) = self
-            .clients
-            .iter()
-            .position(|c| c.op.as_ref().is_some_and(|o| o.req_id == req_id))
-        else {
+        let Some(client) = self.clients.iter().position(|c| c.awaits(req_id)) else {
             return; // a late answer to an op that already ended
         };
         let cl = client as u32;

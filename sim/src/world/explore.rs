@@ -2,7 +2,7 @@
 //! in a window of time instead of at a drawn instant, and a tape picks
 //! which move comes next among those time allows.
 
-use super::{Ev, Verdict, World};
+use super::{Ev, Verdict, World, MS};
 use crate::event::{DropCause, EventKind};
 use crate::explore::{Bounds, Point, Tape};
 use crate::hash::{debug_digest, StableHasher};
@@ -26,7 +26,7 @@ pub(super) struct Walk<Msg> {
     /// The node cut off from the others, until a move heals the cut.
     cut_off: Option<NodeId>,
     /// The choices met after the tape ran out.
-    pub(super) points: Vec<Point>,
+    points: Vec<Point>,
     allowed: Allowed,
 }
 
@@ -134,6 +134,16 @@ impl<Msg> Walk<Msg> {
     pub(super) fn len(&self) -> usize {
         self.pending.len()
     }
+
+    /// The states passed after the tape ran out, and the tape the run was
+    /// given (what replays it).
+    pub(super) fn end(self) -> (Vec<Point>, Tape) {
+        let tape = Tape {
+            bounds: self.bounds,
+            choices: self.tape,
+        };
+        (self.points, tape)
+    }
 }
 
 impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
@@ -149,6 +159,20 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             Dice::Disk => &mut self.disk_rng,
         };
         let t = self.now + range(rng, lo, hi);
+        (t, t)
+    }
+
+    /// [`World::span`] for a delay drawn in whole milliseconds (as a
+    /// sampled run draws `range(lo_ms, hi_ms) * MS`).
+    pub(super) fn span_ms(&mut self, lo_ms: u64, hi_ms: u64, dice: Dice) -> (u64, u64) {
+        if self.walk.is_some() {
+            return (self.now + lo_ms * MS, self.now + hi_ms * MS);
+        }
+        let rng: &mut ChaCha8Rng = match dice {
+            Dice::Work => &mut self.work_rng,
+            Dice::Disk => &mut self.disk_rng,
+        };
+        let t = self.now + range(rng, lo_ms, hi_ms) * MS;
         (t, t)
     }
 

@@ -176,7 +176,6 @@ struct World<'a, M: Machine, F: Fn(NodeId) -> M> {
     /// Set when the run is explored: its moves come from a tape, and its
     /// events wait in windows (see [`crate::explore`]).
     walk: Option<Box<explore::Walk<M::Msg>>>,
-    tape: Option<crate::explore::Tape>,
 }
 
 /// What the runtime of async nodes must hear from the world, which it
@@ -281,9 +280,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             interrupted: None,
             walk: spec
                 .explore
-                .clone()
                 .map(|t| Box::new(explore::Walk::new(t, explore::Allowed::of(sc)))),
-            tape: spec.explore,
         }
     }
 
@@ -303,6 +300,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     }
 
     fn outcome(self) -> RunOutcome {
+        let (points, tape) = match self.walk {
+            Some(w) => {
+                let (points, tape) = w.end();
+                (points, Some(tape))
+            }
+            None => (Vec::new(), None),
+        };
         let mut counters = BTreeMap::new();
         for c in &self.checkers {
             for (k, v) in c.counters() {
@@ -324,8 +328,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             sim_ns: self.now,
             trace: self.trace,
             interrupted: self.interrupted,
-            points: self.walk.map(|w| w.points).unwrap_or_default(),
-            tape: self.tape,
+            points,
+            tape,
         }
     }
 

@@ -237,12 +237,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     pub(super) fn halt(&mut self, node: NodeId, reason: String) {
         self.record(Some(node), EventKind::Halt { reason });
         self.crash(node);
-        let back = if self.walk.is_some() {
-            (self.now + HALT_REBOOT_MS.0 * MS, self.now + HALT_REBOOT_MS.1 * MS)
-        } else {
-            let t = self.now + range(&mut self.disk_rng, HALT_REBOOT_MS.0, HALT_REBOOT_MS.1) * MS;
-            (t, t)
-        };
+        let back = self.span_ms(HALT_REBOOT_MS.0, HALT_REBOOT_MS.1, Dice::Disk);
         let inc = self.nodes[node].inc;
         self.at_span(back, super::Ev::Reboot { node, inc });
     }
@@ -274,9 +269,6 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         let now = self.now;
         let n = self.nodes.len();
         let slot = &mut self.nodes[node];
-        if slot.machine.is_none() {
-            return;
-        }
         if self.walk.is_some() {
             slot.witness(now, &input);
         }
