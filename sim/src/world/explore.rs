@@ -154,11 +154,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         if self.walk.is_some() {
             return (self.now + lo, self.now + hi);
         }
-        let rng: &mut ChaCha8Rng = match dice {
-            Dice::Work => &mut self.work_rng,
-            Dice::Disk => &mut self.disk_rng,
-        };
-        let t = self.now + range(rng, lo, hi);
+        let t = self.now + range(self.dice(dice), lo, hi);
         (t, t)
     }
 
@@ -168,12 +164,15 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         if self.walk.is_some() {
             return (self.now + lo_ms * MS, self.now + hi_ms * MS);
         }
-        let rng: &mut ChaCha8Rng = match dice {
+        let t = self.now + range(self.dice(dice), lo_ms, hi_ms) * MS;
+        (t, t)
+    }
+
+    fn dice(&mut self, dice: Dice) -> &mut ChaCha8Rng {
+        match dice {
             Dice::Work => &mut self.work_rng,
             Dice::Disk => &mut self.disk_rng,
-        };
-        let t = self.now + range(rng, lo_ms, hi_ms) * MS;
-        (t, t)
+        }
     }
 
     /// Queues `ev` to happen within `window` (one instant in a sampled run).
