@@ -167,3 +167,32 @@ fn mutants_hunts_a_bug_by_exploration_beside_fuzz() {
     assert_eq!(x["deviations"], 0, "{x}");
     assert!(x["states"].as_u64().unwrap() > 0);
 }
+
+/// States meet again across time: with a relative digest (the Raft
+/// model's) and draws keyed by state, the natural run of a steady cluster
+/// reaches a state it passed one heartbeat before and stops there, far
+/// short of the depth bound, where an absolute digest would tell every
+/// round apart and walk on to the bound.
+#[test]
+fn a_steady_cluster_meets_its_own_earlier_state_and_stops() {
+    let o = dst(&[
+        "explore",
+        "raft-crash-restart",
+        "--deviations",
+        "0",
+        "--crashes",
+        "0",
+        "--drops",
+        "0",
+        "--ops",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&o);
+    assert_eq!(v["complete"], true, "{v}");
+    assert_eq!(v["runs"], 1, "{v}");
+    assert_eq!(v["revisits"], 1, "the run met a state again: {v}");
+    assert_eq!(v["at_bound"], 0, "{v}");
+    assert!(v["deepest"].as_u64().unwrap() < 100, "{v}");
+}

@@ -129,6 +129,38 @@ impl<R: Clone> Disk<R> {
         self.hole = false;
         lost
     }
+
+    /// A digest of what the disk holds, each record by `rec` (under
+    /// exploration, a record's digest relative to the node's clocks);
+    /// `None` as soon as one record gives none.
+    pub(crate) fn digest_with(&self, rec: impl Fn(&R) -> Option<u64>) -> Option<u64> {
+        use std::hash::{Hash, Hasher};
+        let mut h = crate::hash::StableHasher::default();
+        for r in &self.durable {
+            rec(r)?.hash(&mut h);
+        }
+        for op in &self.pending {
+            match op {
+                DiskOp::Append(r) => (0u8, rec(r)?).hash(&mut h),
+                DiskOp::Replace(rs) => {
+                    1u8.hash(&mut h);
+                    for r in rs {
+                        rec(r)?.hash(&mut h);
+                    }
+                    rs.len().hash(&mut h);
+                }
+            }
+        }
+        (
+            self.durable.len(),
+            self.pending.len(),
+            self.first_pending,
+            &self.corrupt,
+            self.hole,
+        )
+            .hash(&mut h);
+        Some(h.finish())
+    }
 }
 
 #[cfg(test)]

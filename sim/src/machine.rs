@@ -55,6 +55,63 @@ impl std::fmt::Display for DiskError {
 pub trait MsgInfo {
     /// A short stable name of the message type ("append", "vote-req", ..).
     fn kind(&self) -> &'static str;
+
+    /// The message's digest with every instant it carries taken relative
+    /// to `now` (true time, on both scales), for `dst explore` to fold
+    /// states that differ only by when they happen; see
+    /// [`Machine::digest_at`]. `None` (the default) keeps the explored
+    /// world's digest absolute while this message is in flight.
+    fn digest_at(&self, now: &Now) -> Option<u64> {
+        let _ = now;
+        None
+    }
+}
+
+/// The instants a relative digest is taken against ([`Machine::digest_at`],
+/// [`MsgInfo::digest_at`]): a node's own clocks, or true time for what is
+/// in flight. Its helpers turn an instant into what a model's behaviour
+/// can depend on: how long ago it was, up to the longest span the model
+/// ever compares it with, or how long until it comes, down to "passed".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Now {
+    pub mono_ns: u64,
+    pub wall_ns: u64,
+}
+
+impl Now {
+    /// How long before now the monotonic instant `t` was, capped at
+    /// `horizon_ns`: older instants are alike to a model that never
+    /// looks further back. An instant still to come counts as now.
+    pub fn mono_age(&self, t: u64, horizon_ns: u64) -> u64 {
+        self.mono_ns.saturating_sub(t).min(horizon_ns)
+    }
+
+    /// How long after now the monotonic instant `t` comes (0 once passed).
+    pub fn mono_until(&self, t: u64) -> u64 {
+        t.saturating_sub(self.mono_ns)
+    }
+
+    /// [`Now::mono_age`] on the wall clock.
+    pub fn wall_age(&self, t: u64, horizon_ns: u64) -> u64 {
+        self.wall_ns.saturating_sub(t).min(horizon_ns)
+    }
+
+    /// [`Now::mono_until`] on the wall clock.
+    pub fn wall_until(&self, t: u64) -> u64 {
+        t.saturating_sub(self.wall_ns)
+    }
+
+    /// The wall instant `t` as a signed offset from now, for an instant
+    /// whose exact place on either side matters (a timestamp compared
+    /// with others as they arrive).
+    pub fn wall_offset(&self, t: u64) -> i64 {
+        t.wrapping_sub(self.wall_ns) as i64
+    }
+
+    /// [`Now::wall_offset`] on the monotonic clock.
+    pub fn mono_offset(&self, t: u64) -> i64 {
+        t.wrapping_sub(self.mono_ns) as i64
+    }
 }
 
 /// A system under test. One value is one incarnation of one node: a restart
@@ -102,6 +159,32 @@ pub trait Machine {
     /// that lead to one state count as two, and the same bound costs more
     /// states and time.
     fn digest(&self) -> Option<u64> {
+        None
+    }
+
+    /// [`Machine::digest`] with every instant the node holds taken
+    /// relative to its clocks' readings `now` ([`Now`]'s helpers), so
+    /// that two states that differ only by a shift in time share a
+    /// digest: a heartbeat round at 50 ms and the same round at 100 ms
+    /// are explored once. Sound only for a node whose behaviour depends
+    /// on its instants' distances from each other and from its clocks,
+    /// never on their absolute values, and whose capped ages are capped
+    /// no shorter than the longest span it compares them with.
+    ///
+    /// The explored world's digest leaves absolute time out only while
+    /// every node up, every message in flight and every disk record gives
+    /// a relative digest ([`MsgInfo::digest_at`],
+    /// [`Machine::record_digest_at`]); `None` (the default) keeps it in.
+    fn digest_at(&self, now: &Now) -> Option<u64> {
+        let _ = now;
+        None
+    }
+
+    /// A disk record's digest relative to `now` (see
+    /// [`Machine::digest_at`]); a record that holds no instant may give
+    /// [`crate::hash::debug_digest`] of itself.
+    fn record_digest_at(rec: &Self::Rec, now: &Now) -> Option<u64> {
+        let _ = (rec, now);
         None
     }
 }

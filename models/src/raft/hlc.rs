@@ -36,6 +36,18 @@ pub struct Hlc {
 }
 
 impl Hlc {
+    /// The clock with its last stamp as an offset from `now`'s wall
+    /// clock: where it stands against the clock and against remote
+    /// stamps decides every tick and merge.
+    pub(super) fn relative(&self, now: &sim::machine::Now) -> Hlc {
+        Hlc {
+            last: Timestamp {
+                wall_ns: now.wall_offset(self.last.wall_ns) as u64,
+                logical: self.last.logical,
+            },
+        }
+    }
+
     pub fn now(&self) -> Timestamp {
         self.last
     }
@@ -84,6 +96,15 @@ pub(super) struct HlcState {
     /// Peers whose timestamps are being refused; a refusal is reported when
     /// a peer enters this set, to keep traces small.
     refusing: BTreeSet<NodeId>,
+}
+
+impl HlcState {
+    pub(super) fn relative(&self, now: &sim::machine::Now) -> HlcState {
+        HlcState {
+            clock: self.clock.relative(now),
+            refusing: self.refusing.clone(),
+        }
+    }
 }
 
 impl Raft {

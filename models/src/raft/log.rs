@@ -43,6 +43,10 @@ pub struct Log {
 }
 
 impl Log {
+    /// The entries held, past the snapshot.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
     pub fn snapshot_index(&self) -> u64 {
         self.snapshot_index
     }

@@ -12,6 +12,7 @@
 
 mod apply;
 mod config;
+mod digest;
 mod durability;
 mod election;
 pub mod hlc;
@@ -34,7 +35,7 @@ pub use storage::{RaftRec, Snapshot};
 use apply::ApplyQueue;
 use log::Log;
 use sim::event::{ModelEvent, Role};
-use sim::machine::{DiskError, Io, Machine, NodeId, SyncTicket, TimerId};
+use sim::machine::{DiskError, Io, Machine, NodeId, Now, SyncTicket, TimerId};
 use sim::workload::{ClientReply, ClientReq};
 use state_machine::KvStore;
 use std::collections::{BTreeMap, BTreeSet};
@@ -276,6 +277,19 @@ impl Machine for Raft {
         Some(sim::hash::debug_digest(self))
     }
 
+    fn digest_at(&self, now: &Now) -> Option<u64> {
+        self.relative_digest(now)
+    }
+
+    /// Records hold no instant but a descriptor lease's expiry.
+    fn record_digest_at(rec: &RaftRec, _now: &Now) -> Option<u64> {
+        let leased = match rec {
+            RaftRec::Entries(es) => es.iter().any(|e| e.lease.is_some()),
+            _ => false,
+        };
+        (!leased).then(|| sim::hash::debug_digest(rec))
+    }
+
     fn boot(&mut self, io: &mut Io<Self>) {
         let r = match io.read_disk().map(storage::replay) {
             Ok(r) => r,
@@ -377,7 +391,7 @@ impl Raft {
             }
         }
         match &msg {
-            RaftMsg::Append { vouch: Some(v), .. } => self.note_vouch(*v),
+            RaftMsg::Append { vouch: Some(v), .. } => self.note_vouch(*v, io.now_mono_ns()),
             RaftMsg::AppendResp {
                 term, round, stamp_ns, ..
             } => self.note_round_answer(io, from, *term, *round, *stamp_ns),

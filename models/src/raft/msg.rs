@@ -137,6 +137,10 @@ impl RaftMsg {
 }
 
 impl MsgInfo for RaftMsg {
+    fn digest_at(&self, now: &sim::machine::Now) -> Option<u64> {
+        self.relative(now).map(|m| sim::hash::debug_digest(&m))
+    }
+
     fn kind(&self) -> &'static str {
         match self {
             RaftMsg::PreVote { .. } => "pre-vote",

@@ -29,7 +29,7 @@
 use super::msg::Vouch;
 use super::{Raft, RaftIo, ReadMode, LEASE_DEADLINE, NS_PER_MS};
 use sim::event::{ModelEvent, Role};
-use sim::machine::NodeId;
+use sim::machine::{NodeId, Now};
 use sim::workload::{ClientReply, ClientReq, KvOp, KvResult};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -127,6 +127,45 @@ pub(super) struct Reads {
     last_apply_ns: Option<u64>,
 }
 
+impl Reads {
+    /// These read-path instants relative to `now`: ages capped at
+    /// `horizon_ns` (see [`super::digest`]), deadlines as the time left.
+    pub(super) fn relative(&self, now: &Now, horizon_ns: u64) -> Reads {
+        let age = |t: u64| now.mono_age(t, horizon_ns);
+        let n = |r: u64| super::digest::round_at(now, r);
+        let round = |r: &Round| Round {
+            round: n(r.round),
+            sent_ns: age(r.sent_ns),
+            commit: r.commit,
+            stamps: r.stamps.iter().map(|(p, t)| (*p, age(*t))).collect(),
+        };
+        Reads {
+            term_start: self.term_start,
+            round: n(self.round),
+            open: self.open.iter().map(round).collect(),
+            acked: self.acked.iter().map(|(p, a)| (*p, n(*a))).collect(),
+            stamps: self.stamps.iter().map(|(p, t)| (*p, age(*t))).collect(),
+            confirmed: self.confirmed.as_ref().map(round),
+            lease_anchor_ns: self.lease_anchor_ns.map(age),
+            pending: self
+                .pending
+                .iter()
+                .map(|p| PendingRead {
+                    round: n(p.round),
+                    ..p.clone()
+                })
+                .collect(),
+            vouch: self.vouch.map(|v| Vouch {
+                commit: v.commit,
+                stamp_ns: age(v.stamp_ns),
+            }),
+            boot_ns: age(self.boot_ns),
+            votes_refused_until_ns: now.mono_until(self.votes_refused_until_ns),
+            last_apply_ns: self.last_apply_ns.map(age),
+        }
+    }
+}
+
 impl Raft {
     /// Boot or restart. `restarted`: the disk shows an earlier life, in which
     /// this node may have answered rounds a lease still rests on.
@@ -158,7 +197,11 @@ impl Raft {
     pub(super) fn open_round(&mut self, io: &mut RaftIo) {
         let commit = self.commit.max(self.read.term_start.saturating_sub(1));
         let r = &mut self.read;
-        r.round += 1;
+        // A round is named by the leader's monotonic clock when it opens
+        // (one past the last within one instant): rounds keep their order,
+        // and a digest relative to the clock sees the same round numbers
+        // at the same phase of every heartbeat (see `super::digest`).
+        r.round = (r.round + 1).max(io.now_mono_ns());
         r.open.push_back(Round {
             round: r.round,
             sent_ns: io.now_mono_ns(),
@@ -185,8 +228,14 @@ impl Raft {
 
     /// A leader's promise reached this node. It holds whatever the term: a
     /// quorum confirmed it, so it is true of every leader there was.
-    pub(super) fn note_vouch(&mut self, v: Vouch) {
-        if v.stamp_ns < self.read.boot_ns {
+    ///
+    /// A promise older than every span a read looks back (see
+    /// [`super::digest::read_horizon_ns`]) serves no read: it is refused
+    /// as one from before this boot is, so that neither need be told
+    /// apart from a fresh boot once the boot is that old.
+    pub(super) fn note_vouch(&mut self, v: Vouch, now_ns: u64) {
+        let horizon = super::digest::read_horizon_ns(self);
+        if v.stamp_ns < self.read.boot_ns || now_ns.saturating_sub(v.stamp_ns) > horizon {
             return;
         }
         let newer = self.read.vouch.is_none_or(|old| {
@@ -239,7 +288,7 @@ impl Raft {
         now_ns < anchor + self.lease_len_ns()
     }
 
-    fn lease_len_ns(&self) -> u64 {
+    pub(super) fn lease_len_ns(&self) -> u64 {
         // BUG(lease-no-drift-margin): the lease lasts the whole minimum
         // election timeout, as if every clock ran at the same rate.
         if self.cfg.bugs.lease_no_drift_margin {
@@ -363,7 +412,7 @@ impl Raft {
         }
     }
 
-    fn staleness_ns(&self) -> u64 {
+    pub(super) fn staleness_ns(&self) -> u64 {
         self.cfg.follower_read_staleness_ms * NS_PER_MS
     }
 

@@ -38,9 +38,10 @@ pub fn main(reg: &Registry, a: &ExploreArgs) -> Exit {
     let started = Instant::now();
     let mut last = Instant::now();
     let quiet = a.json;
-    let run = |tape: &Tape| {
+    let run = |tape: &Tape, known: &crate::explore::Known| {
         let fixed = Overrides {
             explore: Some(tape.clone()),
+            explore_known: Some(known.clone()),
             ..Overrides::default()
         };
         reg.run_with(&scenario, a.seed, &a.bugs, fixed)

@@ -24,13 +24,20 @@
 //! [`search`] walks the tree of tapes by fewest deviations first (or
 //! depth first). Each run reports the digest of every state it passes
 //! ([`crate::machine::Machine::digest`]), so one run visits a whole
-//! natural path, and a state already seen is not expanded again. A
+//! natural path, and stops at the first state the walk has expanded
+//! ([`Known`]). States meet again across time: a node that gives a digest
+//! draws from a stream keyed by its state, and the world's digest is
+//! relative to now where every node, message and record gives a relative
+//! one ([`crate::machine::Machine::digest_at`]). A
 //! violation is an ordinary run whose report carries its tape, so
 //! `replay`, `view` and `export` read it like any other.
 
 pub mod search;
 
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+use std::sync::{Arc, Mutex};
 
 /// How far exploration goes: how many choices a run may make, and how
 /// many of each fault it may inject.
@@ -84,4 +91,53 @@ pub struct Tape {
 pub struct Point {
     pub digest: u64,
     pub moves: u32,
+}
+
+/// Digest -> the most (deviations, choices) left it was expanded with.
+/// Digests are hashes already: a fixed hasher, so nothing depends on a
+/// per-process seed (the map is only looked up, never iterated).
+type Seen = HashMap<u64, (u32, u32), BuildHasherDefault<crate::hash::StableHasher>>;
+
+/// The states a walk has expanded, shared with the run it is making, so
+/// that the run stops where it reaches one of them: what follows was
+/// explored from there already, with at least as much budget. (Behind
+/// a lock only because what a run is handed must be `Send`.)
+#[derive(Clone, Default)]
+pub struct Known(Arc<Mutex<Seen>>);
+
+impl Known {
+    /// One walk uses it, from one thread: a poisoned lock is still its map.
+    fn map(&self) -> std::sync::MutexGuard<'_, Seen> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether `digest` was expanded with at least `left` (deviations,
+    /// choices) to spare.
+    pub fn covers(&self, digest: u64, left: (u32, u32)) -> bool {
+        self.map()
+            .get(&digest)
+            .is_some_and(|&(d, l)| d >= left.0 && l >= left.1)
+    }
+
+    /// What `digest` was expanded with, if it was.
+    pub(crate) fn get(&self, digest: u64) -> Option<(u32, u32)> {
+        self.map().get(&digest).copied()
+    }
+
+    pub(crate) fn insert(&self, digest: u64, left: (u32, u32)) {
+        self.map().insert(digest, left);
+    }
+}
+
+impl std::fmt::Debug for Known {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Known({} states)", self.map().len())
+    }
+}
+
+/// One walk's knowledge is the same knowledge wherever it is shared.
+impl PartialEq for Known {
+    fn eq(&self, other: &Known) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }

@@ -9,14 +9,9 @@
 //! reaches a state already expanded with as much budget left, since it
 //! goes on from there as it did before.
 
-use super::{Bounds, Tape};
+use super::{Bounds, Known, Tape};
 use crate::world::{RunOutcome, Status};
-use std::collections::{BTreeSet, HashMap, VecDeque};
-use std::hash::BuildHasherDefault;
-
-/// Digests are hashes already: a fixed hasher, so nothing depends on a
-/// per-process seed (the map is only looked up, never iterated).
-type Seen = HashMap<u64, (u32, u32), BuildHasherDefault<crate::hash::StableHasher>>;
+use std::collections::{BTreeSet, VecDeque};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {
@@ -122,16 +117,17 @@ fn tape_of(nodes: &[Node], node: u32) -> Vec<u32> {
 
 /// Walks every tape within `limits`, running each with `run`, until one
 /// fails (returned with its tape), the space within the bounds is
-/// exhausted, or the state budget is spent. `progress` hears of every run.
+/// exhausted, or the state budget is spent. `run` is handed what the walk
+/// knows, so that a run stops at the first state already expanded.
+/// `progress` hears of every run.
 pub fn walk(
     limits: Limits,
-    mut run: impl FnMut(&Tape) -> Result<RunOutcome, String>,
+    mut run: impl FnMut(&Tape, &Known) -> Result<RunOutcome, String>,
     mut progress: impl FnMut(&Progress),
 ) -> Result<(Summary, Option<Found>), String> {
     let b = limits.bounds;
     let mut sum = Summary::default();
-    // Digest -> the most (deviations, choices) left it was expanded with.
-    let mut seen = Seen::default();
+    let seen = Known::default();
     let mut nodes: Vec<Node> = Vec::new();
     // The root: the natural run, before any node.
     let mut todo = VecDeque::from([Todo {
@@ -181,7 +177,7 @@ pub fn walk(
             bounds: b,
             choices: tape_of(&nodes, node),
         };
-        let out = run(&tape)?;
+        let out = run(&tape, &seen)?;
         if out.interrupted.is_some() {
             return Err("interrupted".into());
         }
@@ -197,12 +193,12 @@ pub fn walk(
                 b.deviations.saturating_sub(deviations),
                 b.depth.saturating_sub(base + j as u32),
             );
-            match seen.get(&p.digest) {
-                Some(&(d, l)) if d >= left.0 && l >= left.1 => {
+            match seen.get(p.digest) {
+                Some((d, l)) if d >= left.0 && l >= left.1 => {
                     sum.revisits += 1;
                     break;
                 }
-                Some(&(d, l)) => {
+                Some((d, l)) => {
                     seen.insert(p.digest, (d.max(left.0), l.max(left.1)));
                 }
                 None => {

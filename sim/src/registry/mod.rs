@@ -440,6 +440,7 @@ impl Registry {
             hash: fixed.hash,
             cut_at: fixed.cut_at,
             explore: fixed.explore,
+            explore_known: fixed.explore_known,
         };
         Ok(runner(spec))
     }

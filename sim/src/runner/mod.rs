@@ -203,6 +203,7 @@ fn rerun_hashed(
         hash,
         cut_at: out.interrupted,
         explore: out.tape.clone(),
+        explore_known: None,
     };
     run_guarded(registry, scenario, out.seed, bugs, fixed)
 }

@@ -391,9 +391,10 @@ fn hunt_explored(registry: &Registry, target: &Target, limits: crate::explore::s
         error: None,
     };
     let walked = registry.load(&target.scenario).and_then(|scenario| {
-        let run = |tape: &crate::explore::Tape| {
+        let run = |tape: &crate::explore::Tape, known: &crate::explore::Known| {
             let fixed = crate::world::Overrides {
                 explore: Some(tape.clone()),
+                explore_known: Some(known.clone()),
                 ..Default::default()
             };
             registry.run_with(&scenario, 0, &bugs, fixed)

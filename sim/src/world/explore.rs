@@ -3,10 +3,11 @@
 //! which move comes next among those time allows.
 
 use super::{Ev, Verdict, World, MS};
+use crate::clock::WALL_EPOCH_NS;
 use crate::event::{DropCause, EventKind};
-use crate::explore::{Bounds, Point, Tape};
+use crate::explore::{Bounds, Known, Point, Tape};
 use crate::hash::{debug_digest, StableHasher};
-use crate::machine::{Machine, MsgInfo, NodeId};
+use crate::machine::{Machine, MsgInfo, NodeId, Now};
 use crate::nemesis::{Action, Target};
 use crate::rng::range;
 use rand_chacha::ChaCha8Rng;
@@ -28,6 +29,13 @@ pub(super) struct Walk<Msg> {
     /// The choices met after the tape ran out.
     points: Vec<Point>,
     allowed: Allowed,
+    /// The walk's expanded states: the run stops at the first it reaches.
+    known: Option<Known>,
+    /// Deviations the tape makes (its choices that are not move 0).
+    spent: u32,
+    /// The run stopped at a state explored before: its history is cut
+    /// there, not ended, so the checkers judge no end of it.
+    pub(super) met: bool,
 }
 
 /// The faults the scenario's profile has: a walk injects no other kind.
@@ -106,8 +114,11 @@ pub(super) enum Dice {
 }
 
 impl<Msg> Walk<Msg> {
-    pub(super) fn new(tape: Tape, allowed: Allowed) -> Self {
+    pub(super) fn new(tape: Tape, allowed: Allowed, known: Option<Known>) -> Self {
         Walk {
+            spent: tape.choices.iter().filter(|c| **c != 0).count() as u32,
+            known,
+            met: false,
             bounds: tape.bounds,
             tape: tape.choices,
             cursor: 0,
@@ -231,6 +242,19 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                         digest,
                         moves: n as u32,
                     });
+                    // What follows a state the walk expanded with as much
+                    // budget was explored from there: the run ends, and
+                    // the walk counts the meeting. A run meeting its own
+                    // earlier state goes round a cycle it has walked.
+                    let left = (
+                        w.bounds.deviations.saturating_sub(w.spent),
+                        w.bounds.depth.saturating_sub(w.cursor as u32),
+                    );
+                    let again = w.points[..w.points.len() - 1].iter().any(|p| p.digest == digest);
+                    if again || w.known.as_ref().is_some_and(|k| k.covers(digest, left)) {
+                        w.met = true;
+                        return None;
+                    }
                     w.cursor += 1;
                     0
                 }
@@ -394,29 +418,54 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// with their windows (as a multiset), the clients, the links and the
     /// faults still allowed. The checkers' state is not in it: two runs
     /// that reach one state by different histories are explored once.
+    ///
+    /// Time enters relative to now wherever it can: windows, clocks, and
+    /// each node's digest with the time since it was taken. Now itself is
+    /// left out only while every node, record and message in flight gives
+    /// a relative digest ([`Machine::digest_at`]) and no read-only spell
+    /// hangs on the absolute time; otherwise it is in, as it must be.
     pub(super) fn digest(&self) -> u64 {
+        let w = self.walk.as_ref().expect("exploring");
+        let now = self.now;
+        let in_flight = Now {
+            mono_ns: now,
+            wall_ns: WALL_EPOCH_NS + now,
+        };
+        let mut relative = self.read_only_spells.is_empty();
         let mut h = StableHasher::default();
-        self.now.hash(&mut h);
         for slot in &self.nodes {
-            match &slot.machine {
-                None => 0u8.hash(&mut h),
-                Some(m) => match m.digest() {
-                    Some(d) => (1u8, d).hash(&mut h),
-                    None => (2u8, slot.history).hash(&mut h),
-                },
+            let clocks = Now {
+                mono_ns: slot.clock.mono_ns(now),
+                wall_ns: slot.clock.wall_ns(now),
+            };
+            (slot.clock.skew_ns(now), clocks.mono_ns as i128 - now as i128).hash(&mut h);
+            match (&slot.machine, slot.kept) {
+                (None, _) => 0u8.hash(&mut h),
+                (Some(_), Some(k)) => {
+                    relative &= k.relative;
+                    (1u8, k.digest, now - k.at).hash(&mut h);
+                }
+                (Some(_), None) => {
+                    relative = false;
+                    (2u8, slot.history, slot.rng.get_word_pos()).hash(&mut h);
+                }
             }
-            debug_digest(&slot.disk).hash(&mut h);
-            slot.rng.get_word_pos().hash(&mut h);
+            match slot.disk.digest_with(|r| M::record_digest_at(r, &clocks)) {
+                Some(d) => d.hash(&mut h),
+                None => {
+                    relative = false;
+                    debug_digest(&slot.disk).hash(&mut h);
+                }
+            }
             slot.next_ticket().hash(&mut h);
         }
-        let w = self.walk.as_ref().expect("exploring");
         let mut events: Vec<u64> = w
             .pending
             .iter()
             .map(|p| {
                 let mut e = StableHasher::default();
-                (p.lo, p.hi).hash(&mut e);
-                self.ev_digest(&p.ev, &mut e);
+                (p.lo.max(now) - now, p.hi.max(now) - now).hash(&mut e);
+                relative &= self.ev_digest(&p.ev, &in_flight, &mut e);
                 e.finish()
             })
             .collect();
@@ -430,20 +479,38 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         if !self.links.all_datagram() {
             debug_digest(&self.links).hash(&mut h);
             for (k, (_, msg)) in &self.held {
-                (k, debug_digest(msg)).hash(&mut h);
+                (k, self.msg_digest(msg, &in_flight, &mut relative)).hash(&mut h);
             }
         }
+        if !relative {
+            now.hash(&mut h);
+        }
+        relative.hash(&mut h);
         h.finish()
     }
 
+    /// A message's digest, relative to `now` where it gives one (and
+    /// `relative` cleared where it does not).
+    fn msg_digest(&self, msg: &M::Msg, now: &Now, relative: &mut bool) -> u64 {
+        match msg.digest_at(now) {
+            Some(d) => d,
+            None => {
+                *relative = false;
+                debug_digest(msg)
+            }
+        }
+    }
+
     /// An event's part of the digest, without the ids the world numbers
-    /// its events by (no node sees them).
-    fn ev_digest(&self, ev: &Ev<M::Msg>, h: &mut StableHasher) {
+    /// its events by (no node sees them); false where it holds a message
+    /// that gives no relative digest.
+    fn ev_digest(&self, ev: &Ev<M::Msg>, now: &Now, h: &mut StableHasher) -> bool {
+        let mut relative = true;
         match ev {
             Ev::Deliver {
                 from, to, msg, conn, ..
             } => {
-                (1u8, from, to, debug_digest(msg)).hash(h);
+                (1u8, from, to, self.msg_digest(msg, now, &mut relative)).hash(h);
                 conn.map(|t| (t.epoch, t.seq)).hash(h);
             }
             Ev::Timer { node, id, .. } => (2u8, node, id).hash(h),
@@ -461,5 +528,6 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             Ev::Later(a) => (14u8, debug_digest(a)).hash(h),
             Ev::Probe { node, lease, .. } => (15u8, node, lease).hash(h),
         }
+        relative
     }
 }

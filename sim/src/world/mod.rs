@@ -280,7 +280,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             interrupted: None,
             walk: spec
                 .explore
-                .map(|t| Box::new(explore::Walk::new(t, explore::Allowed::of(sc)))),
+                .map(|t| Box::new(explore::Walk::new(t, explore::Allowed::of(sc), spec.explore_known))),
         }
     }
 
@@ -394,9 +394,11 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
     }
 
-    /// An explored run: its events as the tape picks them; where it stops,
+    /// An explored run: its events as the tape picks them; where it ends,
     /// the checkers judge the history so far (no heal ever came, so
-    /// liveness is not judged).
+    /// liveness is not judged). A run stopped at a state its walk expanded
+    /// before is cut, not ended: no end-of-run judgement, so that a find
+    /// replays without the walk.
     fn run_explored(&mut self) {
         while let Some((t, ev)) = self.explore_next() {
             if t > self.now {
@@ -407,7 +409,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 return;
             }
         }
-        if self.verdict.is_none() && self.interrupted.is_none() {
+        let met = self.walk.as_ref().is_some_and(|w| w.met);
+        if self.verdict.is_none() && self.interrupted.is_none() && !met {
             self.finish();
         }
     }

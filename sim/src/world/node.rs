@@ -7,8 +7,9 @@ use super::{limits, panic_text, Ev, Verdict, World, MS};
 use crate::clock::Clock;
 use crate::disk::Disk;
 use crate::event::{Ballot, EventKind, ModelEvent, Role};
-use crate::machine::{DiskFaults, Io, Machine, NodeId, Output, SyncTicket, TimerId};
-use crate::rng::{chance, range};
+use crate::hash::debug_digest;
+use crate::machine::{DiskFaults, Io, Machine, NodeId, Now, Output, SyncTicket, TimerId};
+use crate::rng::{chance, keyed_stream, range};
 use crate::workload::{ClientReply, ClientReq};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
@@ -86,6 +87,19 @@ pub(super) struct Slot<M: Machine> {
     /// Under exploration: a digest of everything this incarnation was
     /// handed, for a machine that gives no digest of its own.
     pub(super) history: u64,
+    /// Under exploration, for a machine that gives a digest: its digest as
+    /// its last step left it.
+    pub(super) kept: Option<Kept>,
+}
+
+/// A node's digest as a step left it, and when.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Kept {
+    pub(super) digest: u64,
+    /// Taken relative to the node's clocks ([`Machine::digest_at`]).
+    pub(super) relative: bool,
+    /// True time of the step.
+    pub(super) at: u64,
 }
 
 /// When each of a node's lasting storage faults ends (0: none).
@@ -114,6 +128,7 @@ impl<M: Machine> Slot<M> {
             role: None,
             disk_until: DiskUntil::default(),
             history: 0,
+            kept: None,
         }
     }
 
@@ -129,7 +144,6 @@ impl<M: Machine> Slot<M> {
 
     /// Folds one input, handed at `now`, into [`Slot::history`].
     fn witness(&mut self, now: u64, input: &Input<M>) {
-        use crate::hash::debug_digest;
         use std::hash::{Hash, Hasher};
         let mut h = crate::hash::StableHasher::default();
         (self.history, now).hash(&mut h);
@@ -152,6 +166,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         slot.inc += 1;
         slot.timers.clear();
         slot.history = 0;
+        slot.kept = None;
         slot.machine = Some((self.factory)(node));
         if let Some(h) = &self.hooks {
             let slot = &self.nodes[node];
@@ -273,6 +288,20 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             slot.witness(now, &input);
         }
         let Some(machine) = slot.machine.as_mut() else { return };
+        if self.walk.is_some() {
+            // Under exploration a node that gives a digest draws from a
+            // stream keyed by its state, not by how many draws came
+            // before: equal states draw alike, so a state reached twice is
+            // the same state, and its place in the stream leaves the digest.
+            let key = match (slot.kept, &input) {
+                (Some(k), _) => Some(k.digest),
+                (None, Input::Boot) if machine.digest().is_some() => Some(debug_digest(slot.disk.durable())),
+                (None, _) => None,
+            };
+            if let Some(key) = key {
+                slot.rng = keyed_stream(self.seed, node, key);
+            }
+        }
         let mut io = Io::<M> {
             id: node,
             nodes: n,
@@ -300,6 +329,22 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             Input::LinkBroken(peer) => machine.on_link_broken(peer, &mut io),
         }));
         let out = std::mem::take(&mut io.out);
+        drop(io);
+        if self.walk.is_some() {
+            let clocks = Now {
+                mono_ns: slot.clock.mono_ns(now),
+                wall_ns: slot.clock.wall_ns(now),
+            };
+            let relative = machine.digest_at(&clocks);
+            slot.kept = match relative.or_else(|| machine.digest()) {
+                Some(digest) => Some(Kept {
+                    digest,
+                    relative: relative.is_some(),
+                    at: now,
+                }),
+                None => None,
+            };
+        }
         if let Err(payload) = result {
             if payload.is::<limits::OutputFlood>() {
                 self.stalled(format!(

@@ -72,6 +72,8 @@ pub struct RunSpec<'a> {
     pub cut_at: Option<u64>,
     /// See [`Overrides::explore`].
     pub explore: Option<crate::explore::Tape>,
+    /// See [`Overrides::explore_known`].
+    pub explore_known: Option<crate::explore::Known>,
 }
 
 /// What a run replays instead of drawing it from the seed (an edited or
@@ -91,6 +93,8 @@ pub struct Overrides {
     /// Make the run's choices from this tape instead of drawing them (an
     /// explored run's; see [`crate::explore`]).
     pub explore: Option<crate::explore::Tape>,
+    /// An explored run stops at the first state its walk has expanded.
+    pub explore_known: Option<crate::explore::Known>,
 }
 
 impl Overrides {
@@ -112,6 +116,7 @@ impl Overrides {
             hash: TraceHash::of_schema(r.schema),
             cut_at: r.interrupted,
             explore: r.explore.clone(),
+            explore_known: None,
         }
     }
 }

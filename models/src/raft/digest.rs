@@ -1,0 +1,197 @@
+//! The node's digest relative to its clocks, for `dst explore` to fold
+//! states that differ only by when they happen (see
+//! `sim::machine::Machine::digest_at`).
+//!
+//! Every instant becomes what the node's behaviour can depend on: an age
+//! capped at the longest span the node compares it with, a time left
+//! (zero once passed), or an exact offset where its place among other
+//! instants matters (HLC stamps). Descriptor leases and SWIM carry
+//! instants through the log, the state machine and gossip; a node that
+//! runs either gives no relative digest, and exploration keeps absolute
+//! time for it.
+
+use super::msg::{RaftMsg, Vouch};
+use super::{Gated, Progress, Raft};
+use sim::hash::debug_digest;
+use sim::machine::Now;
+
+/// How far back the read path's instants matter: a vouch or a confirmed
+/// round older than both the follower-read staleness window and the
+/// leader lease serves no read, and a vouch older than this is refused on
+/// arrival (see `note_vouch`), so the boot instant it is compared with
+/// matters no further back either.
+pub(super) fn read_horizon_ns(r: &Raft) -> u64 {
+    r.staleness_ns().max(r.lease_len_ns()).max(1)
+}
+
+/// A read round as the digest sees it: rounds are named by the leader's
+/// clock when they open (see `open_round`), so as an offset from it; 0,
+/// no round, stays apart from every offset.
+pub(super) fn round_at(now: &Now, round: u64) -> u64 {
+    match round {
+        0 => i64::MIN as u64,
+        r => now.mono_offset(r) as u64,
+    }
+}
+
+impl Raft {
+    pub(super) fn relative_digest(&self, now: &Now) -> Option<u64> {
+        if self.cfg.leases > 0 || self.cfg.swim_probe_ms > 0 {
+            return None;
+        }
+        // Destructured, so that a field added to the node is a field
+        // this digest must place.
+        let Raft {
+            id,
+            cfg: _,
+            term,
+            vote,
+            log,
+            snapshot,
+            role,
+            reported,
+            reported_tail,
+            leader,
+            last_leader_contact_ns,
+            prevotes,
+            votes,
+            campaign_ticket,
+            progress,
+            pending_clients,
+            commit,
+            sm,
+            applied,
+            queue,
+            apply_armed,
+            last_ticket,
+            synced_ticket,
+            gated,
+            unsynced_log,
+            durable_index,
+            unsynced_hard_state,
+            read,
+            hlc,
+            leases,
+            swim,
+        } = self;
+        if log.entries().iter().any(|e| e.lease.is_some()) {
+            return None;
+        }
+        // Contact matters only within the minimum election timeout.
+        let min = self.election_timeout_min_ns();
+        let contact = last_leader_contact_ns.filter(|t| now.mono_ns.saturating_sub(*t) < min);
+        let contact = contact.map(|t| now.mono_age(t, min));
+        // Check-quorum counts answers no older than the maximum timeout.
+        let max = self.election_timeout_max_ns();
+        let progress: Vec<_> = progress
+            .iter()
+            .map(
+                |(
+                    p,
+                    Progress {
+                        next,
+                        matched,
+                        last_heard_ns,
+                    },
+                )| (p, next, matched, now.mono_age(*last_heard_ns, max + 1)),
+            )
+            .collect();
+        let mut held = Vec::with_capacity(gated.len());
+        for Gated { ticket, to, msg } in gated {
+            held.push((ticket, to, msg.relative(now)?));
+        }
+        let text = debug_digest(&(
+            (
+                id,
+                term,
+                vote,
+                log,
+                snapshot,
+                role,
+                reported,
+                reported_tail,
+                leader,
+                contact,
+            ),
+            (
+                prevotes,
+                votes,
+                campaign_ticket,
+                progress,
+                pending_clients,
+                commit,
+                sm,
+                applied,
+            ),
+            (
+                queue,
+                apply_armed,
+                last_ticket,
+                synced_ticket,
+                held,
+                unsynced_log,
+                durable_index,
+            ),
+            (unsynced_hard_state, read.relative(now, read_horizon_ns(self))),
+            (hlc.relative(now), leases, swim),
+        ));
+        Some(text)
+    }
+}
+
+impl RaftMsg {
+    /// The message with its instants as offsets from `now`; `None` for
+    /// what carries a descriptor lease or gossip.
+    pub(super) fn relative(&self, now: &Now) -> Option<RaftMsg> {
+        let mono = |t: u64| now.mono_offset(t) as u64;
+        Some(match self {
+            RaftMsg::Append {
+                term,
+                prev_index,
+                prev_term,
+                entries,
+                commit,
+                round,
+                vouch,
+            } => {
+                if entries.iter().any(|e| e.lease.is_some()) {
+                    return None;
+                }
+                RaftMsg::Append {
+                    term: *term,
+                    prev_index: *prev_index,
+                    prev_term: *prev_term,
+                    entries: entries.clone(),
+                    commit: *commit,
+                    round: round_at(now, *round),
+                    vouch: vouch.map(|v| Vouch {
+                        commit: v.commit,
+                        stamp_ns: mono(v.stamp_ns),
+                    }),
+                }
+            }
+            RaftMsg::AppendResp {
+                term,
+                success,
+                index,
+                round,
+                stamp_ns,
+            } => RaftMsg::AppendResp {
+                term: *term,
+                success: *success,
+                index: *index,
+                round: round_at(now, *round),
+                stamp_ns: mono(*stamp_ns),
+            },
+            RaftMsg::Stamped { hlc, msg } => RaftMsg::Stamped {
+                hlc: super::hlc::Timestamp {
+                    wall_ns: now.wall_offset(hlc.wall_ns) as u64,
+                    logical: hlc.logical,
+                },
+                msg: Box::new(msg.relative(now)?),
+            },
+            RaftMsg::LeaseRequest { .. } | RaftMsg::Swim { .. } => return None,
+            other => other.clone(),
+        })
+    }
+}
