@@ -336,14 +336,11 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 wall_ns: slot.clock.wall_ns(now),
             };
             let relative = machine.digest_at(&clocks);
-            slot.kept = match relative.or_else(|| machine.digest()) {
-                Some(digest) => Some(Kept {
-                    digest,
-                    relative: relative.is_some(),
-                    at: now,
-                }),
-                None => None,
-            };
+            slot.kept = relative.or_else(|| machine.digest()).map(|digest| Kept {
+                digest,
+                relative: relative.is_some(),
+                at: now,
+            });
         }
         if let Err(payload) = result {
             if payload.is::<limits::OutputFlood>() {
