@@ -293,8 +293,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             // stream keyed by its state, not by how many draws came
             // before: equal states draw alike, so a state reached twice is
             // the same state, and its place in the stream leaves the digest.
+            // A digest that holds no time is keyed with the instant too, so
+            // that a node whose state stands still (a producer between
+            // draws) still draws afresh each time, as a seed would; a
+            // relative digest must not hold it, or no state would meet again.
             let key = match (slot.kept, &input) {
-                (Some(k), _) => Some(k.digest),
+                (Some(k), _) if k.relative => Some(k.digest),
+                (Some(k), _) => Some(k.digest ^ now.rotate_left(29)),
                 (None, Input::Boot) if machine.digest().is_some() => Some(debug_digest(slot.disk.durable())),
                 (None, _) => None,
             };
