@@ -199,6 +199,7 @@ fn a_liveness_phase_past_the_end_of_time_runs_until_the_budget_stops_it() {
             hash: Default::default(),
             cut_at: None,
             explore: None,
+            explore_known: None,
         },
         |_| Stuck {
             how: Loop::Tick,

@@ -127,6 +127,7 @@ fn run(nodes: usize, plan: Vec<PlanEntry>) -> sim::RunOutcome {
             hash: Default::default(),
             cut_at: None,
             explore: None,
+            explore_known: None,
         },
         |_| Replica::default(),
     );

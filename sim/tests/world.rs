@@ -77,6 +77,7 @@ fn run_plan(s: &Scenario, plan: Vec<PlanEntry>) -> sim::RunOutcome {
         hash: Default::default(),
         cut_at: None,
         explore: None,
+        explore_known: None,
     };
     sim::run(spec, |_| Pinger {
         panic_at: None,
@@ -98,6 +99,7 @@ fn a_panic_in_a_model_becomes_an_error_verdict_with_its_event() {
             hash: Default::default(),
             cut_at: None,
             explore: None,
+            explore_known: None,
         },
         |id| Pinger {
             panic_at: (id == 2).then_some(5),
@@ -127,6 +129,7 @@ fn an_exhausted_event_budget_ends_the_run_as_an_error() {
             hash: Default::default(),
             cut_at: None,
             explore: None,
+            explore_known: None,
         },
         |_| Pinger {
             panic_at: None,
@@ -295,6 +298,7 @@ fn echo_run(workload: &str, seed: u64) -> sim::RunOutcome {
             hash: Default::default(),
             cut_at: None,
             explore: None,
+            explore_known: None,
         },
         |_| Echo,
     )

@@ -10,7 +10,7 @@
 //! runs either gives no relative digest, and exploration keeps absolute
 //! time for it.
 
-use super::msg::{RaftMsg, Vouch};
+use super::msg::RaftMsg;
 use super::{Gated, Progress, Raft};
 use sim::hash::debug_digest;
 use sim::machine::Now;
@@ -143,55 +143,30 @@ impl RaftMsg {
     /// The message with its instants as offsets from `now`; `None` for
     /// what carries a descriptor lease or gossip.
     pub(super) fn relative(&self, now: &Now) -> Option<RaftMsg> {
-        let mono = |t: u64| now.mono_offset(t) as u64;
-        Some(match self {
+        let mut m = self.clone();
+        match &mut m {
             RaftMsg::Append {
-                term,
-                prev_index,
-                prev_term,
-                entries,
-                commit,
-                round,
-                vouch,
+                entries, round, vouch, ..
             } => {
                 if entries.iter().any(|e| e.lease.is_some()) {
                     return None;
                 }
-                RaftMsg::Append {
-                    term: *term,
-                    prev_index: *prev_index,
-                    prev_term: *prev_term,
-                    entries: entries.clone(),
-                    commit: *commit,
-                    round: round_at(now, *round),
-                    vouch: vouch.map(|v| Vouch {
-                        commit: v.commit,
-                        stamp_ns: mono(v.stamp_ns),
-                    }),
+                *round = round_at(now, *round);
+                if let Some(v) = vouch {
+                    v.stamp_ns = now.mono_offset(v.stamp_ns) as u64;
                 }
             }
-            RaftMsg::AppendResp {
-                term,
-                success,
-                index,
-                round,
-                stamp_ns,
-            } => RaftMsg::AppendResp {
-                term: *term,
-                success: *success,
-                index: *index,
-                round: round_at(now, *round),
-                stamp_ns: mono(*stamp_ns),
-            },
-            RaftMsg::Stamped { hlc, msg } => RaftMsg::Stamped {
-                hlc: super::hlc::Timestamp {
-                    wall_ns: now.wall_offset(hlc.wall_ns) as u64,
-                    logical: hlc.logical,
-                },
-                msg: Box::new(msg.relative(now)?),
-            },
+            RaftMsg::AppendResp { round, stamp_ns, .. } => {
+                *round = round_at(now, *round);
+                *stamp_ns = now.mono_offset(*stamp_ns) as u64;
+            }
+            RaftMsg::Stamped { hlc, msg } => {
+                hlc.wall_ns = now.wall_offset(hlc.wall_ns) as u64;
+                **msg = msg.relative(now)?;
+            }
             RaftMsg::LeaseRequest { .. } | RaftMsg::Swim { .. } => return None,
-            other => other.clone(),
-        })
+            _ => {}
+        }
+        Some(m)
     }
 }

@@ -114,19 +114,39 @@ impl Known {
     /// Whether `digest` was expanded with at least `left` (deviations,
     /// choices) to spare.
     pub fn covers(&self, digest: u64, left: (u32, u32)) -> bool {
-        self.map()
-            .get(&digest)
-            .is_some_and(|&(d, l)| d >= left.0 && l >= left.1)
+        self.map().get(&digest).is_some_and(|&had| Self::within(had, left))
     }
 
-    /// What `digest` was expanded with, if it was.
-    pub(crate) fn get(&self, digest: u64) -> Option<(u32, u32)> {
-        self.map().get(&digest).copied()
+    /// The walk meets `digest` with `left` to spare: whether it was
+    /// covered already, and if not, what it now counts as expanded with.
+    pub(crate) fn meet(&self, digest: u64, left: (u32, u32)) -> Meeting {
+        let mut map = self.map();
+        match map.get_mut(&digest) {
+            Some(had) if Self::within(*had, left) => Meeting::Covered,
+            Some(had) => {
+                *had = (had.0.max(left.0), had.1.max(left.1));
+                Meeting::Widened
+            }
+            None => {
+                map.insert(digest, left);
+                Meeting::New
+            }
+        }
     }
 
-    pub(crate) fn insert(&self, digest: u64, left: (u32, u32)) {
-        self.map().insert(digest, left);
+    fn within(had: (u32, u32), left: (u32, u32)) -> bool {
+        had.0 >= left.0 && had.1 >= left.1
     }
+}
+
+/// What meeting a state told the walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Meeting {
+    /// Expanded before with as much budget: nothing new follows.
+    Covered,
+    /// Expanded before with less of some budget.
+    Widened,
+    New,
 }
 
 impl std::fmt::Debug for Known {

@@ -9,7 +9,7 @@
 //! reaches a state already expanded with as much budget left, since it
 //! goes on from there as it did before.
 
-use super::{Bounds, Known, Tape};
+use super::{Bounds, Known, Meeting, Tape};
 use crate::world::{RunOutcome, Status};
 use std::collections::{BTreeSet, VecDeque};
 
@@ -193,18 +193,13 @@ pub fn walk(
                 b.deviations.saturating_sub(deviations),
                 b.depth.saturating_sub(base + j as u32),
             );
-            match seen.get(p.digest) {
-                Some((d, l)) if d >= left.0 && l >= left.1 => {
+            match seen.meet(p.digest, left) {
+                Meeting::Covered => {
                     sum.revisits += 1;
                     break;
                 }
-                Some((d, l)) => {
-                    seen.insert(p.digest, (d.max(left.0), l.max(left.1)));
-                }
-                None => {
-                    sum.states += 1;
-                    seen.insert(p.digest, left);
-                }
+                Meeting::Widened => {}
+                Meeting::New => sum.states += 1,
             }
             if left.0 > 0 && p.moves > 1 {
                 children.push(Todo {

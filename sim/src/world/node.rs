@@ -335,18 +335,6 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }));
         let out = std::mem::take(&mut io.out);
         drop(io);
-        if self.walk.is_some() {
-            let clocks = Now {
-                mono_ns: slot.clock.mono_ns(now),
-                wall_ns: slot.clock.wall_ns(now),
-            };
-            let relative = machine.digest_at(&clocks);
-            slot.kept = relative.or_else(|| machine.digest()).map(|digest| Kept {
-                digest,
-                relative: relative.is_some(),
-                at: now,
-            });
-        }
         if let Err(payload) = result {
             if payload.is::<limits::OutputFlood>() {
                 self.stalled(format!(
@@ -365,6 +353,18 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             let i = self.trace.len() as u64 - 1;
             self.verdict = Some(Verdict::error(format!("node {node} panicked: {message}"), vec![i]));
             return;
+        }
+        if self.walk.is_some() {
+            let clocks = Now {
+                mono_ns: slot.clock.mono_ns(now),
+                wall_ns: slot.clock.wall_ns(now),
+            };
+            let relative = machine.digest_at(&clocks);
+            slot.kept = relative.or_else(|| machine.digest()).map(|digest| Kept {
+                digest,
+                relative: relative.is_some(),
+                at: now,
+            });
         }
         self.carry_out(node, out);
     }
