@@ -196,3 +196,45 @@ fn a_steady_cluster_meets_its_own_earlier_state_and_stops() {
     assert_eq!(v["at_bound"], 0, "{v}");
     assert!(v["deepest"].as_u64().unwrap() < 100, "{v}");
 }
+
+/// Where an explored run's choices end it goes on as a sampled run does,
+/// to the heal and the liveness deadline: a bug that only stalls progress
+/// is found, its report replays, and the correct model on the same
+/// scenario and bounds passes.
+#[test]
+fn a_liveness_bug_is_found_where_the_correct_model_converges() {
+    let dir = support::scratch("explore", "liveness");
+    let args = |bug: Option<&str>| {
+        let mut a = vec![
+            "explore",
+            "snapshot-guard-expired",
+            "--deviations",
+            "1",
+            "--max-states",
+            "20000",
+            "--json",
+        ];
+        a.extend(["--report-dir", dir.to_str().unwrap()]);
+        if let Some(b) = bug {
+            a.extend(["--bug", b]);
+        }
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let run = |a: Vec<String>| dst(&a.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+    let o = run(args(Some("guard-expired-naive")));
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&o);
+    assert_eq!(v["found"]["verdict"]["invariant"], "snapshot-liveness", "{v}");
+    let report = v["found"]["report"].as_str().unwrap().to_string();
+    let replay = dst(&["replay", &report]);
+    assert_eq!(
+        replay.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    let o = run(args(None));
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&o);
+    assert!(v["found"].is_null(), "{v}");
+}

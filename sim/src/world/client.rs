@@ -40,6 +40,11 @@ impl Client {
         self.op.as_ref().is_some_and(|o| o.op_id == op_id)
     }
 
+    /// Whether the client waits for nothing: no op open.
+    pub(super) fn idle(&self) -> bool {
+        self.op.is_none()
+    }
+
     /// Whether the current op's latest request is `req_id`.
     pub(super) fn awaits(&self, req_id: u64) -> bool {
         self.op.as_ref().is_some_and(|o| o.req_id == req_id)
@@ -52,7 +57,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         self.span(MS / 2, 2 * MS, Dice::Work)
     }
 
-    fn next_tick(&mut self, client: u32) {
+    pub(super) fn next_tick(&mut self, client: u32) {
         let think = self.span(0, self.scenario.workload.think_ms_max * MS, Dice::Work);
         self.at_span(think, Ev::ClientTick { client });
     }

@@ -36,6 +36,9 @@ pub(super) struct Walk<Msg> {
     /// The run stopped at a state explored before: its history is cut
     /// there, not ended, so the checkers judge no end of it.
     pub(super) met: bool,
+    /// Past the run's last choice: every fault healed, events happen in
+    /// their natural order until the liveness deadline.
+    settling: bool,
 }
 
 /// The faults the scenario's profile has: a walk injects no other kind.
@@ -119,6 +122,7 @@ impl<Msg> Walk<Msg> {
             spent: tape.choices.iter().filter(|c| **c != 0).count() as u32,
             known,
             met: false,
+            settling: false,
             bounds: tape.bounds,
             tape: tape.choices,
             cursor: 0,
@@ -194,10 +198,16 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
     }
 
-    /// Whether a client may invoke another op: always in a sampled run,
-    /// within the op bound under exploration (and then it counts).
+    /// Whether a client may invoke another op: always in a sampled run
+    /// and once an explored run settles, within the op bound while it
+    /// makes choices (and then it counts).
     pub(super) fn may_invoke(&mut self) -> bool {
         let Some(w) = &mut self.walk else { return true };
+        // Settling, the clients work on as in a sampled run's liveness
+        // phase: its judgement asks for ops completed near its end.
+        if w.settling {
+            return true;
+        }
         if w.used.ops >= w.bounds.ops {
             return false;
         }
@@ -217,6 +227,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             self.drop_void();
             let moves = self.moves();
             let w = self.walk.as_mut().expect("exploring");
+            if w.settling {
+                let Some(&Move::Fire(i)) = moves.first() else {
+                    return None;
+                };
+                let p = w.pending.remove(i);
+                return Some((p.lo.max(self.now), p.ev));
+            }
             let pick = match moves.len() {
                 0 => return None,
                 1 => 0,
@@ -332,6 +349,51 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 }
             }
         }
+    }
+
+    /// Whether the run is explored and still makes choices: only then do
+    /// its nodes' states need digests (and their draws keys). A settling
+    /// run draws on from where its streams stand, alike on every replay.
+    pub(super) fn choosing(&self) -> bool {
+        self.walk.as_ref().is_some_and(|w| !w.settling)
+    }
+
+    /// Where an explored run's choices end, the run goes on as a sampled
+    /// run does: events in their natural order, with no choice and no new
+    /// fault, to the heal at the end of the safety phase (every fault
+    /// heals, crashed nodes come back) and on to the liveness deadline; so
+    /// the checkers judge liveness after every fault schedule the walk
+    /// tries. False if the run has settled already.
+    pub(super) fn settle(&mut self) -> bool {
+        let w = self.walk.as_mut().expect("exploring");
+        if w.settling {
+            return false;
+        }
+        w.settling = true;
+        w.crashed.clear();
+        w.cut_off = None;
+        // The sampled timeline from here: the heal at the end of the
+        // safety phase (a model may count on its work stopping by then,
+        // as the snapshot store's producers do), the deadline after it.
+        let sc = self.scenario;
+        let heal = self.now.max(sc.safety_ms.saturating_mul(MS));
+        let end = heal.saturating_add(sc.liveness_ms.saturating_mul(MS));
+        w.push(heal, heal, Ev::Heal);
+        w.push(end, end, Ev::End);
+        // A client that found the op bound spent stopped ticking; it
+        // starts again.
+        let stopped: Vec<u32> = (0..self.clients.len() as u32)
+            .filter(|&c| self.clients[c as usize].idle())
+            .filter(|&c| {
+                !w.pending
+                    .iter()
+                    .any(|p| matches!(p.ev, Ev::ClientTick { client } if client == c))
+            })
+            .collect();
+        for c in stopped {
+            self.next_tick(c);
+        }
+        true
     }
 
     /// Every move possible now, in an order fixed by the state: the events

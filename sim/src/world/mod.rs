@@ -394,25 +394,31 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
     }
 
-    /// An explored run: its events as the tape picks them; where it ends,
-    /// the checkers judge the history so far (no heal ever came, so
-    /// liveness is not judged). A run stopped at a state its walk expanded
-    /// before is cut, not ended: no end-of-run judgement, so that a find
-    /// replays without the walk.
+    /// An explored run: its events as the tape picks them; where its
+    /// choices end, it settles ([`World::settle`]) and the checkers judge
+    /// it at the liveness deadline as at the end of a sampled run. A run
+    /// stopped at a state its walk expanded before is cut, not ended: no
+    /// end-of-run judgement, so that a find replays without the walk.
     fn run_explored(&mut self) {
-        while let Some((t, ev)) = self.explore_next() {
-            if t > self.now {
-                self.now = t;
-                self.follow_clock();
+        loop {
+            while let Some((t, ev)) = self.explore_next() {
+                if t > self.now {
+                    self.now = t;
+                    self.follow_clock();
+                }
+                if !self.process(ev) {
+                    return;
+                }
             }
-            if !self.process(ev) {
+            let met = self.walk.as_ref().is_some_and(|w| w.met);
+            if self.verdict.is_some() || self.interrupted.is_some() || met {
                 return;
             }
+            if !self.settle() {
+                break;
+            }
         }
-        let met = self.walk.as_ref().is_some_and(|w| w.met);
-        if self.verdict.is_none() && self.interrupted.is_none() && !met {
-            self.finish();
-        }
+        self.finish();
     }
 
     /// Handles one event at the time already reached; false once the run is over.

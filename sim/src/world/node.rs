@@ -283,12 +283,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     pub(super) fn step(&mut self, node: NodeId, input: Input<M>) {
         let now = self.now;
         let n = self.nodes.len();
+        let choosing = self.choosing();
         let slot = &mut self.nodes[node];
-        if self.walk.is_some() {
+        if choosing {
             slot.witness(now, &input);
         }
         let Some(machine) = slot.machine.as_mut() else { return };
-        if self.walk.is_some() {
+        if choosing {
             // Under exploration a node that gives a digest draws from a
             // stream keyed by its state, not by how many draws came
             // before: equal states draw alike, so a state reached twice is
@@ -354,7 +355,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             self.verdict = Some(Verdict::error(format!("node {node} panicked: {message}"), vec![i]));
             return;
         }
-        if self.walk.is_some() {
+        if choosing {
             let clocks = Now {
                 mono_ns: slot.clock.mono_ns(now),
                 wall_ns: slot.clock.wall_ns(now),
