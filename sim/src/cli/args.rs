@@ -194,10 +194,21 @@ pub struct ExploreArgs {
     /// Client operations per run.
     #[arg(long, default_value_t = 1)]
     pub ops: u32,
+    /// Check safety alone: a run is cut where its choices end instead of
+    /// settling to the liveness deadline, which costs most of the time of
+    /// a walk whose runs often reach the depth bound.
+    #[arg(long)]
+    pub safety_only: bool,
     /// Depth first (memory grows with depth, not the frontier; the first
     /// violation found need not have the fewest deviations).
     #[arg(long)]
     pub dfs: bool,
+    /// Departures from states whose protocol shape (roles, epochs, log
+    /// tails, commit indexes, who is down or cut off) is new go first:
+    /// reaches bugs that need several exact turns far sooner; the first
+    /// violation found need not have the fewest deviations.
+    #[arg(long, conflicts_with = "dfs")]
+    pub guided: bool,
     /// Stop after this many distinct states.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_states: u64,

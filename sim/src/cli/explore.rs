@@ -29,10 +29,15 @@ pub fn main(reg: &Registry, a: &ExploreArgs) -> Exit {
         duplicates: a.duplicates,
         partitions: a.partitions,
         ops: a.ops,
+        liveness: !a.safety_only,
     };
     let limits = Limits {
         bounds,
-        order: if a.dfs { Order::Depth } else { Order::Breadth },
+        order: match (a.dfs, a.guided) {
+            (true, _) => Order::Depth,
+            (_, true) => Order::Guided,
+            _ => Order::Breadth,
+        },
         states_max: a.max_states,
     };
     let started = Instant::now();
@@ -144,10 +149,11 @@ fn print_text(a: &ExploreArgs, name: &str, l: &Limits, s: &Summary, found: Optio
         b.ops
     );
     crate::outln!(
-        "  {}: {} states ({} met again), {} runs ({} to the depth bound, {} ended sooner), up to {} choices and {} deviations, {:.1} s, {:.0} states/s",
-        if l.order == Order::Breadth { "fewest deviations first" } else { "depth first" },
+        "  {}: {} states ({} met again, {} protocol shapes), {} runs ({} to the depth bound, {} ended sooner), up to {} choices and {} deviations, {:.1} s, {:.0} states/s",
+        l.order.describe(),
         s.states,
         s.revisits,
+        s.shapes,
         s.runs,
         s.at_bound,
         s.ended,
@@ -202,8 +208,8 @@ fn print_json(a: &ExploreArgs, name: &str, l: &Limits, s: &Summary, found: Optio
     crate::outln!(
         "{}",
         serde_json::json!({"scenario": name, "seed": a.seed, "bugs": a.bugs, "bounds": l.bounds,
-            "order": if l.order == Order::Breadth { "breadth" } else { "depth" },
-            "states": s.states, "runs": s.runs, "revisits": s.revisits, "ended": s.ended,
+            "order": l.order.name(),
+            "states": s.states, "shapes": s.shapes, "runs": s.runs, "revisits": s.revisits, "ended": s.ended,
             "at_bound": s.at_bound, "deepest": s.depth, "deviations": s.deviations, "frontier": s.frontier,
             "complete": s.complete() && found.is_none(), "cut_short": s.cut_short,
             "seconds": secs, "states_per_second": s.states as f64 / secs.max(1e-9),

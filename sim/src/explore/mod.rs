@@ -59,6 +59,12 @@ pub struct Bounds {
     pub partitions: u32,
     /// Client operations invoked, over all clients.
     pub ops: u32,
+    /// Where a run's choices end, it settles (every fault heals, events
+    /// go on in their natural order to the liveness deadline) and every
+    /// checker judges it there. Off, the run is cut where its choices end
+    /// and only what broke on the way counts: safety alone, at a fraction
+    /// of the cost (a settle simulates seconds for every run that ends).
+    pub liveness: bool,
 }
 
 impl Default for Bounds {
@@ -71,6 +77,7 @@ impl Default for Bounds {
             duplicates: 0,
             partitions: 0,
             ops: 1,
+            liveness: true,
         }
     }
 }
@@ -91,6 +98,11 @@ pub struct Tape {
 pub struct Point {
     pub digest: u64,
     pub moves: u32,
+    /// The state as the protocol sees it: each node's role, epoch, log
+    /// tail and commit index from its generic events, who is down and
+    /// who is cut off. Many states share one; the guided order
+    /// ([`search::Order::Guided`]) branches first where one is new.
+    pub shape: u64,
 }
 
 /// Digest -> the most (deviations, choices) left it was expanded with.

@@ -10,14 +10,43 @@
 //! goes on from there as it did before.
 
 use super::{Bounds, Known, Meeting, Tape};
+use crate::hash::StableHasher;
 use crate::world::{RunOutcome, Status};
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::hash::BuildHasherDefault;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {
     /// Fewest deviations first.
     Breadth,
     Depth,
+    /// Fewest deviations first among the departures from states whose
+    /// protocol shape ([`super::Point::shape`]) was new when met, before
+    /// any other: a bug that needs several exact turns takes each where
+    /// the protocol just did something it had not done before, so the
+    /// walk reaches it long before it has tried every turn at every
+    /// heartbeat. Every tape within the bounds is still run, later.
+    Guided,
+}
+
+impl Order {
+    /// Its name in `--json` output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::Breadth => "breadth",
+            Order::Depth => "depth",
+            Order::Guided => "guided",
+        }
+    }
+
+    /// What it does, for a summary line.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Order::Breadth => "fewest deviations first",
+            Order::Depth => "depth first",
+            Order::Guided => "new protocol shapes first",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -58,6 +87,8 @@ pub struct Summary {
     pub frontier: u64,
     /// Every coverage goal some run reached.
     pub coverage: BTreeSet<String>,
+    /// Distinct protocol shapes met at a choice.
+    pub shapes: u64,
     /// Why the walk stopped short of covering everything within its
     /// bounds, if it did.
     pub cut_short: Option<String>,
@@ -128,6 +159,9 @@ pub fn walk(
     let b = limits.bounds;
     let mut sum = Summary::default();
     let seen = Known::default();
+    let mut shapes: HashSet<u64, BuildHasherDefault<StableHasher>> = HashSet::default();
+    // Departures from states of a new shape, taken first in guided order.
+    let mut hot: VecDeque<Todo> = VecDeque::new();
     let mut nodes: Vec<Node> = Vec::new();
     // The root: the natural run, before any node.
     let mut todo = VecDeque::from([Todo {
@@ -139,19 +173,26 @@ pub fn walk(
     }]);
     let mut first = true;
     loop {
-        let next = match limits.order {
-            Order::Breadth => todo.pop_front(),
-            Order::Depth => todo.pop_back(),
+        let (next, from_hot) = match limits.order {
+            Order::Breadth => (todo.pop_front(), false),
+            Order::Depth => (todo.pop_back(), false),
+            Order::Guided => match hot.pop_front() {
+                Some(t) => (Some(t), true),
+                None => (todo.pop_front(), false),
+            },
         };
         let Some(mut t) = next else { break };
-        if crate::interrupt::stopping() {
+        let stop = if crate::interrupt::stopping() {
+            Some("interrupted".to_string())
+        } else if sum.states >= limits.states_max {
+            Some(format!("state bound of {} reached", limits.states_max))
+        } else {
+            None
+        };
+        if let Some(why) = stop {
+            // Still waiting: counted in the frontier.
             todo.push_back(t);
-            sum.cut_short = Some("interrupted".into());
-            break;
-        }
-        if sum.states >= limits.states_max {
-            todo.push_back(t);
-            sum.cut_short = Some(format!("state bound of {} reached", limits.states_max));
+            sum.cut_short = Some(why);
             break;
         }
         let (node, deviations) = if first {
@@ -171,6 +212,8 @@ pub fn walk(
             match limits.order {
                 Order::Breadth => todo.push_front(t),
                 Order::Depth => todo.push_back(t),
+                Order::Guided if from_hot => hot.push_front(t),
+                Order::Guided => todo.push_front(t),
             }
         }
         let tape = Tape {
@@ -188,7 +231,9 @@ pub fn walk(
         let made = base + out.points.len() as u32;
         sum.depth = sum.depth.max(made);
         let mut children = Vec::new();
+        let mut hot_children = Vec::new();
         for (j, p) in out.points.iter().enumerate() {
+            let novel = shapes.insert(p.shape);
             let left = (
                 b.deviations.saturating_sub(deviations),
                 b.depth.saturating_sub(base + j as u32),
@@ -202,17 +247,23 @@ pub fn walk(
                 Meeting::New => sum.states += 1,
             }
             if left.0 > 0 && p.moves > 1 {
-                children.push(Todo {
+                let child = Todo {
                     parent: node,
                     at: base + j as u32,
                     next: 1,
                     end: p.moves,
                     deviations: deviations + 1,
-                });
+                };
+                match novel && limits.order == Order::Guided {
+                    true => hot_children.push(child),
+                    false => children.push(child),
+                }
             }
         }
+        sum.shapes = shapes.len() as u64;
+        hot.extend(hot_children);
         if out.verdict.status != Status::Pass {
-            sum.frontier = todo.len() as u64;
+            sum.frontier = (todo.len() + hot.len()) as u64;
             sum.cut_short = Some("an invariant failed".into());
             return Ok((
                 sum,
@@ -229,7 +280,7 @@ pub fn walk(
             sum.ended += 1;
         }
         match limits.order {
-            Order::Breadth => todo.extend(children),
+            Order::Breadth | Order::Guided => todo.extend(children),
             // The earliest departure is taken first.
             Order::Depth => todo.extend(children.into_iter().rev()),
         }
@@ -237,9 +288,9 @@ pub fn walk(
             runs: sum.runs,
             states: sum.states,
             deviations: sum.deviations,
-            frontier: todo.len() as u64,
+            frontier: (todo.len() + hot.len()) as u64,
         });
     }
-    sum.frontier = todo.len() as u64;
+    sum.frontier = (todo.len() + hot.len()) as u64;
     Ok((sum, None))
 }

@@ -159,7 +159,11 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             op: op.op.clone(),
         };
         let (lo, hi) = self.client_latency();
-        self.at_span((lo + delay_ns.0, hi + delay_ns.1), Ev::ClientReq { node, req });
+        let window = (lo + delay_ns.0, hi + delay_ns.1);
+        match delay_ns {
+            (0, 0) => self.at_span(window, Ev::ClientReq { node, req }),
+            _ => self.at_span_late(window, Ev::ClientReq { node, req }),
+        }
         Some(node)
     }
 
@@ -229,6 +233,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                             to: Some(op.node),
                         },
                     );
+                    self.refund_op();
                     self.next_tick(cl);
                     return;
                 }

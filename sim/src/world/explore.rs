@@ -14,7 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use std::hash::{Hash, Hasher};
 
 pub(super) struct Walk<Msg> {
-    bounds: Bounds,
+    pub(super) bounds: Bounds,
     tape: Vec<u32>,
     /// Choices made so far: the next tape entry to read.
     cursor: usize,
@@ -24,8 +24,9 @@ pub(super) struct Walk<Msg> {
     used: Used,
     /// Nodes an explored crash took down, until a move restarts them.
     crashed: Vec<NodeId>,
-    /// The node cut off from the others, until a move heals the cut.
-    cut_off: Option<NodeId>,
+    /// The node cut off from the others (and whether inbound only), until
+    /// a move heals the cut or cuts off another.
+    cut_off: Option<(NodeId, bool)>,
     /// The choices met after the tape ran out.
     points: Vec<Point>,
     allowed: Allowed,
@@ -50,7 +51,10 @@ pub(super) struct Allowed {
     down_max: usize,
     drop: bool,
     duplicate: bool,
+    /// One node cut off both ways (any partition kind draws that).
     partition: bool,
+    /// One node deaf: it still sends but hears nothing (one-way cuts).
+    deafen: bool,
 }
 
 impl Allowed {
@@ -72,7 +76,8 @@ impl Allowed {
             down_max,
             drop: f.drop_probability_max > 0.0 || f.partition || f.link,
             duplicate: f.duplicate_probability_max > 0.0,
-            partition: f.partition,
+            partition: f.partition || f.partition_one_way,
+            deafen: f.partition_one_way,
         }
     }
 }
@@ -81,6 +86,10 @@ struct Pending<Msg> {
     /// The window in which the event happens (true time, inclusive).
     lo: u64,
     hi: u64,
+    /// When it happens in the natural order: the window's start, or its
+    /// end for a wait that is the waiting party's own choice (a client's
+    /// retry backoff).
+    at: u64,
     seq: u64,
     ev: Ev<Msg>,
 }
@@ -97,16 +106,21 @@ struct Used {
 
 #[derive(Clone, Copy, Debug)]
 enum Move {
-    /// The pending event at this index happens.
-    Fire(usize),
+    /// The pending event at this index happens, at this instant (or now,
+    /// if that is later).
+    Fire(usize, u64),
     /// The message at this index is lost.
     Drop(usize),
     /// The message at this index will arrive twice.
     Duplicate(usize),
     Crash(NodeId),
     Restart(NodeId),
-    Isolate(NodeId),
+    /// Cut this node off (`true`: inbound only), healing any cut before.
+    Isolate(NodeId, bool),
     Heal,
+    /// The pending event at this index takes its longest: it happens at
+    /// the end of its window.
+    Defer(usize),
 }
 
 /// Which stream a sampled delay is drawn from.
@@ -137,10 +151,15 @@ impl<Msg> Walk<Msg> {
     }
 
     pub(super) fn push(&mut self, lo: u64, hi: u64, ev: Ev<Msg>) {
+        self.push_at(lo, hi, lo, ev);
+    }
+
+    fn push_at(&mut self, lo: u64, hi: u64, at: u64, ev: Ev<Msg>) {
         self.seq += 1;
         self.pending.push(Pending {
             lo,
             hi: hi.max(lo),
+            at: at.clamp(lo, hi.max(lo)),
             seq: self.seq,
             ev,
         });
@@ -198,6 +217,18 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
     }
 
+    /// [`World::at_span`] for a wait whose length is the waiting party's
+    /// own choice: in the natural order it waits it out, so that a client
+    /// refused by a leaderless cluster backs off as its policy says
+    /// instead of hammering it every millisecond until its retries run out.
+    pub(super) fn at_span_late(&mut self, (lo, hi): (u64, u64), ev: Ev<M::Msg>) {
+        let now = self.now;
+        match &mut self.walk {
+            Some(w) => w.push_at(lo.max(now), hi.max(now), hi.max(now), ev),
+            None => self.at(lo, ev),
+        }
+    }
+
     /// Whether a client may invoke another op: always in a sampled run
     /// and once an explored run settles, within the op bound while it
     /// makes choices (and then it counts).
@@ -215,6 +246,16 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         true
     }
 
+    /// An op every node refused (it took no effect) gives back its place
+    /// under the op bound while the run makes choices: otherwise a
+    /// cluster with no leader yet would use up the bound before any op
+    /// could matter, as refusals come and go within milliseconds.
+    pub(super) fn refund_op(&mut self) {
+        if let Some(w) = self.walk.as_mut().filter(|w| !w.settling) {
+            w.used.ops = w.used.ops.saturating_sub(1);
+        }
+    }
+
     /// The next event under exploration, after making every move the tape
     /// picks that is not an event (a fault); `None` once the run stops:
     /// nothing can happen, the tape ran out at a choice, or a move broke
@@ -228,11 +269,11 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             let moves = self.moves();
             let w = self.walk.as_mut().expect("exploring");
             if w.settling {
-                let Some(&Move::Fire(i)) = moves.first() else {
+                let Some(&Move::Fire(i, t)) = moves.first() else {
                     return None;
                 };
                 let p = w.pending.remove(i);
-                return Some((p.lo.max(self.now), p.ev));
+                return Some((t.max(self.now), p.ev));
             }
             let pick = match moves.len() {
                 0 => return None,
@@ -254,10 +295,12 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 }
                 n => {
                     let digest = self.digest();
+                    let shape = self.shape();
                     let w = self.walk.as_mut().expect("exploring");
                     w.points.push(Point {
                         digest,
                         moves: n as u32,
+                        shape,
                     });
                     // What follows a state the walk expanded with as much
                     // budget was explored from there: the run ends, and
@@ -278,9 +321,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             };
             let w = self.walk.as_mut().expect("exploring");
             match moves[pick] {
-                Move::Fire(i) => {
+                Move::Fire(i, t) => {
                     let p = w.pending.remove(i);
-                    return Some((p.lo.max(self.now), p.ev));
+                    return Some((t.max(self.now), p.ev));
                 }
                 Move::Drop(i) => {
                     w.used.drops += 1;
@@ -335,13 +378,22 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                     w.crashed.retain(|n| *n != node);
                     self.apply(Action::Restart { node });
                 }
-                Move::Isolate(node) => {
+                Move::Isolate(node, inbound_only) => {
                     w.used.partitions += 1;
-                    w.cut_off = Some(node);
+                    // One cut at a time: cutting off another node heals
+                    // the last, so a schedule of cuts costs no heals.
+                    if w.cut_off.replace((node, inbound_only)).is_some() {
+                        self.apply(Action::Heal);
+                    }
                     self.apply(Action::Isolate {
                         target: Target::Node(node),
-                        inbound_only: false,
+                        inbound_only,
                     });
+                }
+                Move::Defer(i) => {
+                    let p = &mut w.pending[i];
+                    p.lo = p.hi;
+                    p.at = p.hi;
                 }
                 Move::Heal => {
                     w.cut_off = None;
@@ -407,9 +459,17 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             let mut next: Vec<usize> = (0..w.pending.len())
                 .filter(|&i| w.pending[i].lo <= close && self.in_turn(i))
                 .collect();
-            next.sort_by_key(|&i| (w.pending[i].lo, w.pending[i].seq));
-            for i in next {
-                out.push(Move::Fire(i));
+            next.sort_by_key(|&i| (w.pending[i].at, w.pending[i].seq));
+            // The natural event may instead take its longest: one
+            // deviation delays it past everything its window spans (a
+            // slow message, a client thinking long), where firing each of
+            // those first would cost one deviation apiece.
+            let defer = next.first().copied().filter(|&i| w.pending[i].at < w.pending[i].hi);
+            for (k, i) in next.into_iter().enumerate() {
+                // The natural event at its natural instant; any other as
+                // early as its window allows.
+                let p = &w.pending[i];
+                out.push(Move::Fire(i, if k == 0 { p.at } else { p.lo }));
                 if let Ev::Deliver { conn, .. } = &w.pending[i].ev {
                     if w.allowed.drop && w.used.drops < b.drops {
                         out.push(Move::Drop(i));
@@ -420,6 +480,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                     }
                 }
             }
+            out.extend(defer.map(Move::Defer));
         }
         let down = self.nodes.iter().filter(|s| s.machine.is_none()).count();
         if w.used.crashes < b.crashes && down < w.allowed.down_max {
@@ -432,12 +493,18 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         for &n in &w.crashed {
             out.push(Move::Restart(n));
         }
-        match w.cut_off {
-            Some(_) => out.push(Move::Heal),
-            None if w.allowed.partition && w.used.partitions < b.partitions && self.nodes.len() > 1 => {
-                out.extend((0..self.nodes.len()).map(Move::Isolate));
+        if w.cut_off.is_some() {
+            out.push(Move::Heal);
+        }
+        if w.used.partitions < b.partitions && self.nodes.len() > 1 {
+            let ways = [(w.allowed.partition, false), (w.allowed.deafen, true)];
+            for (_, inbound_only) in ways.into_iter().filter(|(on, _)| *on) {
+                for n in 0..self.nodes.len() {
+                    if w.cut_off != Some((n, inbound_only)) {
+                        out.push(Move::Isolate(n, inbound_only));
+                    }
+                }
             }
-            None => {}
         }
         out
     }
@@ -526,7 +593,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             .iter()
             .map(|p| {
                 let mut e = StableHasher::default();
-                (p.lo.max(now) - now, p.hi.max(now) - now).hash(&mut e);
+                (p.lo.max(now) - now, p.hi.max(now) - now, p.at.max(now) - now).hash(&mut e);
                 relative &= self.ev_digest(&p.ev, &in_flight, &mut e);
                 e.finish()
             })
@@ -548,6 +615,17 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             now.hash(&mut h);
         }
         relative.hash(&mut h);
+        h.finish()
+    }
+
+    /// The state as the protocol sees it (see [`Point::shape`]).
+    fn shape(&self) -> u64 {
+        let w = self.walk.as_ref().expect("exploring");
+        let mut h = StableHasher::default();
+        for slot in &self.nodes {
+            (slot.machine.is_some(), &slot.role, slot.shape).hash(&mut h);
+        }
+        (&w.crashed, w.cut_off).hash(&mut h);
         h.finish()
     }
 

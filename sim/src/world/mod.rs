@@ -410,8 +410,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                     return;
                 }
             }
-            let met = self.walk.as_ref().is_some_and(|w| w.met);
-            if self.verdict.is_some() || self.interrupted.is_some() || met {
+            // Met, or safety alone: the run is cut where it stands.
+            let cut = self.walk.as_ref().is_some_and(|w| w.met || !w.bounds.liveness);
+            if self.verdict.is_some() || self.interrupted.is_some() || cut {
                 return;
             }
             if !self.settle() {

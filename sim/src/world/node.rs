@@ -82,6 +82,9 @@ pub(super) struct Slot<M: Machine> {
     pub(super) stash: Vec<Ev<M::Msg>>,
     last_fsync_done: u64,
     pub(super) role: Option<(Role, Ballot)>,
+    /// Under exploration: the protocol's view of the node as its generic
+    /// events tell it (see [`Shape`]).
+    pub(super) shape: Shape,
     /// Until when (true time) each lasting storage fault holds.
     pub(super) disk_until: DiskUntil,
     /// Under exploration: a digest of everything this incarnation was
@@ -100,6 +103,16 @@ pub(super) struct Kept {
     pub(super) relative: bool,
     /// True time of the step.
     pub(super) at: u64,
+}
+
+/// What a protocol-level model checker would see of a node: the log's
+/// tail and the commit index, as the node last reported them (its role
+/// and epoch are [`Slot::role`]). Exploration reads it to tell which
+/// states are new to the protocol and not only to the clock.
+#[derive(Clone, Copy, Debug, Default, Hash, PartialEq, Eq)]
+pub(super) struct Shape {
+    pub(super) tail: (u64, u64),
+    pub(super) commit: u64,
 }
 
 /// When each of a node's lasting storage faults ends (0: none).
@@ -126,6 +139,7 @@ impl<M: Machine> Slot<M> {
             stash: Vec::new(),
             last_fsync_done: 0,
             role: None,
+            shape: Shape::default(),
             disk_until: DiskUntil::default(),
             history: 0,
             kept: None,
@@ -191,6 +205,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         slot.inc += 1;
         slot.timers.clear();
         slot.role = None;
+        slot.shape = Shape::default();
         if !self.links.all_datagram() {
             self.break_all(node);
         }
@@ -464,8 +479,12 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 self.at_span(t, Ev::ClientResp { req_id, reply });
             }
             Output::Event(e) => {
-                if let ModelEvent::Role { role, term, ballot, .. } = &e {
-                    self.nodes[node].role = Some((*role, Ballot::of(*term, ballot)));
+                let slot = &mut self.nodes[node];
+                match &e {
+                    ModelEvent::Role { role, term, ballot, .. } => slot.role = Some((*role, Ballot::of(*term, ballot))),
+                    ModelEvent::LogTail { index, term } => slot.shape.tail = (*index, *term),
+                    ModelEvent::Commit { index } => slot.shape.commit = *index,
+                    _ => {}
                 }
                 self.record(Some(node), EventKind::Model(e));
             }
