@@ -96,6 +96,10 @@ fn snapshot_knobs_out_of_range_are_named_with_their_range() {
             r#"{"produce_ms": 99999999999}"#,
             "config.produce_ms = 99999999999 is out of range 0..=3600000",
         ),
+        (
+            r#"{"records_max": 1000000001}"#,
+            "config.records_max = 1000000001 is out of range 0..=1000000000",
+        ),
     ] {
         let err = refused("snapshot", 4, config);
         assert!(err.contains(want), "{config}: {err}");

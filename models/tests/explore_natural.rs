@@ -4,28 +4,20 @@
 //! ops the bound allows reach a leader instead of being spent before one
 //! exists.
 
+mod support;
+
 use sim::event::{Event, EventKind};
-use sim::explore::{Bounds, Tape};
-use sim::runner::run_seed_with;
-use sim::world::{Overrides, RunOutcome};
+use sim::explore::Bounds;
+use sim::world::RunOutcome;
 
 fn natural(scenario: &str, ops: u32) -> RunOutcome {
-    let reg = models::registry();
-    let sc = reg.load(scenario).unwrap();
-    let tape = Tape {
-        bounds: Bounds {
-            ops,
-            liveness: false,
-            ..Bounds::default()
-        },
-        choices: vec![],
+    let sc = models::registry().load(scenario).unwrap();
+    let bounds = Bounds {
+        ops,
+        liveness: false,
+        ..Bounds::default()
     };
-    let o = Overrides {
-        explore: Some(tape),
-        ..Overrides::default()
-    }
-    .keeping_all();
-    run_seed_with(&reg, &sc, 0, &[], o).unwrap().0
+    support::natural(&sc, bounds)
 }
 
 fn count(events: &[Event], f: impl Fn(&EventKind) -> bool) -> usize {

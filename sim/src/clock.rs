@@ -54,6 +54,13 @@ impl Clock {
         (self.base_mono_ns + self.elapsed_local(true_ns)).max(0) as u64
     }
 
+    /// What a drifting clock's future readings depend on beyond where it
+    /// stands now: its rate, and (as its readings truncate) the true time
+    /// since it was last set. Nothing for a clock without drift.
+    pub fn drift_since(&self, true_ns: u64) -> Option<(i64, u64)> {
+        (self.drift_ppm != 0).then(|| (self.drift_ppm, true_ns.saturating_sub(self.base_true_ns)))
+    }
+
     /// How far this wall clock is ahead of true time (negative: behind).
     pub fn skew_ns(&self, true_ns: u64) -> i64 {
         self.wall_ns(true_ns) as i64 - (WALL_EPOCH_NS + true_ns) as i64

@@ -65,6 +65,13 @@ pub trait MsgInfo {
         let _ = now;
         None
     }
+
+    /// [`MsgInfo::digest_at`] of the message as it would be if every node
+    /// id `x` it names were `ids[x]` (see [`Machine::digest_renamed`]).
+    fn digest_renamed(&self, now: &Now, ids: &[NodeId]) -> Option<u64> {
+        let _ = (now, ids);
+        None
+    }
 }
 
 /// The instants a relative digest is taken against ([`Machine::digest_at`],
@@ -185,6 +192,39 @@ pub trait Machine {
     /// [`crate::hash::debug_digest`] of itself.
     fn record_digest_at(rec: &Self::Rec, now: &Now) -> Option<u64> {
         let _ = (rec, now);
+        None
+    }
+
+    /// Nodes that play the same part, as classes of node ids, for `dst
+    /// explore` to explore once the states that differ only by which of
+    /// them is which (symmetry reduction): a state where node 1 leads and
+    /// node 2 follows stands for the one where node 2 leads and node 1
+    /// follows. A model declares it only where renaming the nodes of a
+    /// class in any state gives a state that behaves as the renamed one
+    /// would (nothing in it compares node ids or treats one apart), and
+    /// gives [`Machine::digest_renamed`], [`MsgInfo::digest_renamed`] and
+    /// [`Machine::record_digest_renamed`]. What the walk does not
+    /// enumerate (the model's random draws, which node a client tries
+    /// first) is then that of the state explored. Empty (the default): no
+    /// symmetry.
+    fn interchangeable(nodes: usize) -> Vec<Vec<NodeId>> {
+        let _ = nodes;
+        Vec::new()
+    }
+
+    /// [`Machine::digest_at`] of this node as it would be if every node id
+    /// `x` it holds, its own included, were `ids[x]`. `ids` need not be a
+    /// permutation: the walk also calls it with every id mapped to one,
+    /// to sort interchangeable nodes by what they hold apart from names.
+    fn digest_renamed(&self, now: &Now, ids: &[NodeId]) -> Option<u64> {
+        let _ = (now, ids);
+        None
+    }
+
+    /// [`Machine::record_digest_at`] with node ids renamed as in
+    /// [`Machine::digest_renamed`].
+    fn record_digest_renamed(rec: &Self::Rec, now: &Now, ids: &[NodeId]) -> Option<u64> {
+        let _ = (rec, now, ids);
         None
     }
 }

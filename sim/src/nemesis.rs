@@ -100,7 +100,8 @@ pub enum Action {
         trigger: Trigger,
         ms: u64,
     },
-    /// A storage fault on one node's disk for `ms` (see [`DiskFault`]).
+    /// A storage fault on one node's disk for `ms` (see [`DiskFault`]); in
+    /// an explored run, `ms` 0 ends the one in force.
     Disk {
         node: NodeId,
         fault: DiskFault,

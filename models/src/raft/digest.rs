@@ -13,7 +13,8 @@
 use super::msg::RaftMsg;
 use super::{Gated, Progress, Raft};
 use sim::hash::debug_digest;
-use sim::machine::Now;
+use sim::machine::{NodeId, Now};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How far back the read path's instants matter: a vouch or a confirmed
 /// round older than both the follower-read staleness window and the
@@ -36,6 +37,13 @@ pub(super) fn round_at(now: &Now, round: u64) -> u64 {
 
 impl Raft {
     pub(super) fn relative_digest(&self, now: &Now) -> Option<u64> {
+        self.renamed_digest(now, &|x| x)
+    }
+
+    /// [`Raft::relative_digest`] with every node `x` named `r(x)`, for
+    /// symmetry reduction: nothing here treats a node apart by its id
+    /// (peers are every other node, in any order).
+    pub(super) fn renamed_digest(&self, now: &Now, r: &dyn Fn(NodeId) -> NodeId) -> Option<u64> {
         if self.cfg.leases > 0 || self.cfg.swim_probe_ms > 0 {
             return None;
         }
@@ -83,7 +91,7 @@ impl Raft {
         let contact = contact.map(|t| now.mono_age(t, min));
         // Check-quorum counts answers no older than the maximum timeout.
         let max = self.election_timeout_max_ns();
-        let progress: Vec<_> = progress
+        let progress = progress
             .iter()
             .map(
                 |(
@@ -93,29 +101,30 @@ impl Raft {
                         matched,
                         last_heard_ns,
                     },
-                )| (p, next, matched, now.mono_age(*last_heard_ns, max + 1)),
+                )| (r(*p), (next, matched, now.mono_age(*last_heard_ns, max + 1))),
             )
-            .collect();
+            .collect::<BTreeMap<_, _>>();
         let mut held = Vec::with_capacity(gated.len());
         for Gated { ticket, to, msg } in gated {
-            held.push((ticket, to, msg.relative(now)?));
+            held.push((ticket, r(*to), msg.relative(now)?));
         }
+        let set = |s: &BTreeSet<NodeId>| s.iter().map(|x| r(*x)).collect::<BTreeSet<_>>();
         let text = debug_digest(&(
             (
-                id,
+                r(*id),
                 term,
-                vote,
+                vote.map(r),
                 log,
                 snapshot,
                 role,
                 reported,
                 reported_tail,
-                leader,
+                leader.map(r),
                 contact,
             ),
             (
-                prevotes,
-                votes,
+                set(prevotes),
+                set(votes),
                 campaign_ticket,
                 progress,
                 pending_clients,
@@ -132,8 +141,14 @@ impl Raft {
                 unsynced_log,
                 durable_index,
             ),
-            (unsynced_hard_state, read.relative(now, read_horizon_ns(self))),
-            (hlc.relative(now), leases, swim),
+            (
+                unsynced_hard_state
+                    .iter()
+                    .map(|(t, term, v)| (t, term, v.map(r)))
+                    .collect::<Vec<_>>(),
+                read.relative(now, read_horizon_ns(self), r),
+            ),
+            (hlc.relative(now, r), leases, swim),
         ));
         Some(text)
     }

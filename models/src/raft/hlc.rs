@@ -99,10 +99,11 @@ pub(super) struct HlcState {
 }
 
 impl HlcState {
-    pub(super) fn relative(&self, now: &sim::machine::Now) -> HlcState {
+    /// The state relative to `now`, each node named `r(node)`.
+    pub(super) fn relative(&self, now: &sim::machine::Now, r: &dyn Fn(NodeId) -> NodeId) -> HlcState {
         HlcState {
             clock: self.clock.relative(now),
-            refusing: self.refusing.clone(),
+            refusing: self.refusing.iter().map(|x| r(*x)).collect(),
         }
     }
 }

@@ -281,6 +281,26 @@ impl Machine for Raft {
         self.relative_digest(now)
     }
 
+    /// Every node plays the same part: peers are every other node, and
+    /// nothing compares node ids.
+    fn interchangeable(nodes: usize) -> Vec<Vec<NodeId>> {
+        vec![(0..nodes).collect()]
+    }
+
+    fn digest_renamed(&self, now: &Now, ids: &[NodeId]) -> Option<u64> {
+        self.renamed_digest(now, &|x| ids.get(x).copied().unwrap_or(x))
+    }
+
+    fn record_digest_renamed(rec: &RaftRec, now: &Now, ids: &[NodeId]) -> Option<u64> {
+        match rec {
+            RaftRec::HardState { term, vote } => Some(sim::hash::debug_digest(&RaftRec::HardState {
+                term: *term,
+                vote: vote.map(|x| ids.get(x).copied().unwrap_or(x)),
+            })),
+            _ => Self::record_digest_at(rec, now),
+        }
+    }
+
     /// Records hold no instant but a descriptor lease's expiry.
     fn record_digest_at(rec: &RaftRec, _now: &Now) -> Option<u64> {
         let leased = match rec {

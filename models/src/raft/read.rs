@@ -130,21 +130,22 @@ pub(super) struct Reads {
 impl Reads {
     /// These read-path instants relative to `now`: ages capped at
     /// `horizon_ns` (see [`super::digest`]), deadlines as the time left.
-    pub(super) fn relative(&self, now: &Now, horizon_ns: u64) -> Reads {
+    /// The reads relative to `now`, each node named `name(node)`.
+    pub(super) fn relative(&self, now: &Now, horizon_ns: u64, name: &dyn Fn(NodeId) -> NodeId) -> Reads {
         let age = |t: u64| now.mono_age(t, horizon_ns);
         let n = |r: u64| super::digest::round_at(now, r);
         let round = |r: &Round| Round {
             round: n(r.round),
             sent_ns: age(r.sent_ns),
             commit: r.commit,
-            stamps: r.stamps.iter().map(|(p, t)| (*p, age(*t))).collect(),
+            stamps: r.stamps.iter().map(|(p, t)| (name(*p), age(*t))).collect(),
         };
         Reads {
             term_start: self.term_start,
             round: n(self.round),
             open: self.open.iter().map(round).collect(),
-            acked: self.acked.iter().map(|(p, a)| (*p, n(*a))).collect(),
-            stamps: self.stamps.iter().map(|(p, t)| (*p, age(*t))).collect(),
+            acked: self.acked.iter().map(|(p, a)| (name(*p), n(*a))).collect(),
+            stamps: self.stamps.iter().map(|(p, t)| (name(*p), age(*t))).collect(),
             confirmed: self.confirmed.as_ref().map(round),
             lease_anchor_ns: self.lease_anchor_ns.map(age),
             pending: self

@@ -11,8 +11,8 @@
 use super::events::SnapValue;
 use super::msg::{Record, Stmt};
 use super::table::Table;
-use sim::hash::StableHasher;
-use sim::machine::DiskError;
+use sim::hash::{debug_digest, StableHasher};
+use sim::machine::{DiskError, Now};
 use std::hash::{Hash, Hasher};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -53,6 +53,23 @@ impl LogRec {
     pub fn new(entry: Entry) -> LogRec {
         let sum = checksum(&entry);
         LogRec { entry, sum }
+    }
+}
+
+impl LogRec {
+    /// The record with the wall time it ran at as an offset from the
+    /// store's wall clock `now`, exact as the table's expiries are (see
+    /// `Table::digest_at`): a replay puts its cells' expiries there. Of
+    /// the checksum, only whether it holds matters to a replay.
+    pub fn digest_at(&self, now: &Now) -> u64 {
+        let LogRec { entry, sum } = self;
+        let verifies = *sum == checksum(entry);
+        let mut entry = entry.clone();
+        match &mut entry {
+            Entry::Apply { now_ns, .. } | Entry::Purge { now_ns, .. } => *now_ns = now.wall_offset(*now_ns) as u64,
+            Entry::Rows(_) | Entry::ClearRows { .. } => {}
+        }
+        debug_digest(&(entry, verifies))
     }
 }
 
@@ -162,5 +179,26 @@ mod tests {
         ];
         recs[1].sum ^= 1;
         assert_eq!(replay(&recs).unwrap_err(), DiskError::Corrupt { index: 1 });
+    }
+
+    #[test]
+    fn a_record_digests_its_wall_time_relative_and_only_whether_its_checksum_holds() {
+        let wall = |ns| Now {
+            mono_ns: 0,
+            wall_ns: ns,
+        };
+        let d = 5 * MS + 1;
+        let rec = |now_ns| put(1, Stmt::InsertIfNotExists, 3, 100, now_ns);
+        let purge = |now_ns| LogRec::new(Entry::Purge { key: 1, now_ns });
+        let base = rec(10 * MS).digest_at(&wall(30 * MS));
+        assert_eq!(base, rec(10 * MS + d).digest_at(&wall(30 * MS + d)));
+        assert_eq!(
+            purge(10 * MS).digest_at(&wall(30 * MS)),
+            purge(10 * MS + d).digest_at(&wall(30 * MS + d))
+        );
+        assert_ne!(base, rec(11 * MS).digest_at(&wall(30 * MS)));
+        let mut rotten = rec(10 * MS);
+        rotten.sum ^= 1;
+        assert_ne!(base, rotten.digest_at(&wall(30 * MS)));
     }
 }

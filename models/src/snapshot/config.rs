@@ -23,6 +23,10 @@ pub struct SnapConfig {
     pub produce_every_ms: u64,
     /// Producers and rebalances stop after this much of the journal's clock.
     pub produce_ms: u64,
+    /// Producers stop after appending this many records in all partitions
+    /// together, sooner than `produce_ms` if they get there first; 0 no
+    /// limit. Small scopes for `dst explore` ("offsets up to 4").
+    pub records_max: u64,
     /// Chance that a record on a live key deletes it.
     pub delete_probability: f64,
     /// Largest batch one fetch returns.
@@ -76,6 +80,7 @@ impl Default for SnapConfig {
             fresh_keys: true,
             produce_every_ms: 10,
             produce_ms: 8_000,
+            records_max: 0,
             delete_probability: 0.25,
             fetch_records_max: 6,
             fetch_every_ms: 15,
@@ -128,6 +133,7 @@ impl SnapConfig {
             self.fetch_records_max,
             1..=FETCH_RECORDS_MAX,
         )?;
+        within("config.records_max", self.records_max, 0..=RECORDS_MAX)?;
         // Zero periods re-arm their timers forever without time moving on.
         for (field, v) in [
             ("config.produce_every_ms", self.produce_every_ms),
@@ -166,6 +172,8 @@ impl SnapConfig {
 pub const PARTITIONS_MAX: u32 = 1_000;
 pub const KEYS_PER_PARTITION_MAX: u32 = 10_000;
 pub const FETCH_RECORDS_MAX: u32 = 100_000;
+/// The most records `records_max` may ask the producers for.
+pub const RECORDS_MAX: u64 = 1_000_000_000;
 
 /// One switch per catalogued bug; all off is the correct model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

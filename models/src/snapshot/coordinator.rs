@@ -8,7 +8,8 @@
 use super::config::SnapConfig;
 use super::msg::SnapMsg;
 use super::{SnapIo, MS};
-use sim::machine::NodeId;
+use sim::hash::debug_digest;
+use sim::machine::{NodeId, Now};
 use std::collections::BTreeMap;
 
 const TICK: u64 = 1;
@@ -113,6 +114,25 @@ impl Coordinator {
         }
     }
 
+    /// See `super::digest`.
+    pub fn digest_at(&self, now: &Now) -> u64 {
+        let Coordinator {
+            cfg,
+            assignment,
+            heard_ns,
+            revokes,
+            next_revoke,
+        } = self;
+        // An owner is alive while heard within the session: beyond it, how
+        // long ago makes no difference.
+        let session_ns = cfg.session_ms * MS;
+        let heard: Vec<_> = heard_ns
+            .iter()
+            .map(|(owner, t)| (owner, now.mono_age(*t, session_ns)))
+            .collect();
+        debug_digest(&(assignment, heard, revokes, next_revoke))
+    }
+
     /// Hands `partition` to another live owner, if there is one.
     fn move_partition(&mut self, partition: u32, io: &mut SnapIo) {
         let now = io.now_mono_ns();
@@ -131,5 +151,42 @@ impl Coordinator {
         self.next_revoke += 1;
         self.revokes.insert(timer, (old, partition, generation));
         io.set_timer(timer, delay * MS);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A coordinator that heard owners 2, 3 and 4 at `heard`.
+    fn coord(heard: [u64; 3]) -> Coordinator {
+        let cfg = SnapConfig {
+            nodes: 5,
+            ..SnapConfig::default()
+        };
+        let mut c = Coordinator::new(cfg);
+        c.heard_ns = (2..5).zip(heard).collect();
+        c
+    }
+
+    fn at(ns: u64) -> Now {
+        Now {
+            mono_ns: ns,
+            wall_ns: ns,
+        }
+    }
+
+    #[test]
+    fn an_owner_heard_before_the_session_digests_alike_however_long_ago() {
+        let now = 10_000 * MS;
+        let session = SnapConfig::default().session_ms * MS;
+        let a = coord([now - 10 * MS, now - session, now - 300 * MS]).digest_at(&at(now));
+        let b = coord([now - 10 * MS, now - 5 * session, now - 300 * MS]).digest_at(&at(now));
+        assert_eq!(a, b, "owner 3 is lost either way");
+        let c = coord([now - 10 * MS, now - session, now - 301 * MS]).digest_at(&at(now));
+        assert_ne!(a, c, "owner 4 is lost a millisecond sooner");
+        let d = 1_234 * MS;
+        let shifted = coord([now + d - 10 * MS, now + d - session, now + d - 300 * MS]);
+        assert_eq!(a, shifted.digest_at(&at(now + d)));
     }
 }

@@ -8,7 +8,8 @@ use super::coordinator::Coordinator;
 use super::events::SnapEvent;
 use super::msg::{Record, SnapMsg};
 use super::{chance, SnapIo, MS};
-use sim::machine::NodeId;
+use sim::hash::debug_digest;
+use sim::machine::{NodeId, Now};
 
 const PRODUCE: u64 = 2;
 
@@ -60,11 +61,21 @@ impl JournalNode {
         if timer != PRODUCE {
             return self.coord.on_timer(timer, io);
         }
-        if io.now_mono_ns() >= self.cfg.produce_ms * MS {
+        if io.now_mono_ns() >= self.cfg.produce_ms * MS || self.produced_all() {
             return;
         }
         self.produce(io);
-        self.schedule_produce(io);
+        // Past the last record no timer is armed: no draw is spent on a gap
+        // never waited out, and without `records_max` nothing changes.
+        if !self.produced_all() {
+            self.schedule_produce(io);
+        }
+    }
+
+    /// Whether the producers appended the `records_max` records they may.
+    fn produced_all(&self) -> bool {
+        let max = self.cfg.records_max;
+        max > 0 && self.parts.iter().map(|p| p.records.len() as u64).sum::<u64>() >= max
     }
 
     /// Appends one record: a new key while fewer than `keys_per_partition`
@@ -170,5 +181,72 @@ impl JournalNode {
 
     fn known(&self, partition: u32) -> bool {
         partition < self.cfg.partitions
+    }
+
+    /// See `super::digest`.
+    pub fn digest_at(&self, now: &Now) -> u64 {
+        let JournalNode { cfg, parts, coord } = self;
+        let parts: Vec<_> = parts
+            .iter()
+            .map(
+                |Partition {
+                     records,
+                     committed,
+                     live,
+                     next_key,
+                 }| (records, committed, live, next_key),
+            )
+            .collect();
+        // Once the producers appended all they may and no rebalance is
+        // scheduled, nothing reads `produce_ms` again.
+        let running = !self.produced_all() || cfg.rebalance_every_ms > 0;
+        let stop_ns = if running {
+            now.mono_until(cfg.produce_ms * MS)
+        } else {
+            0
+        };
+        debug_digest(&(parts, stop_ns, coord.digest_at(now)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A journal whose producers appended `records` records.
+    fn journal(records_max: u64, rebalance_every_ms: u64, records: u64) -> JournalNode {
+        let cfg = SnapConfig {
+            records_max,
+            rebalance_every_ms,
+            ..SnapConfig::default()
+        };
+        let mut j = JournalNode::new(cfg);
+        for offset in 1..=records {
+            j.parts[0].records.push(Record {
+                key: 0,
+                offset,
+                update: Some(offset),
+            });
+        }
+        j
+    }
+
+    fn at(ns: u64) -> Now {
+        Now {
+            mono_ns: ns,
+            wall_ns: ns,
+        }
+    }
+
+    #[test]
+    fn the_time_left_to_produce_counts_only_while_something_may_still_run() {
+        let (t1, t2) = (1_000 * MS, 2_000 * MS);
+        let alike = |j: &JournalNode| j.digest_at(&at(t1)) == j.digest_at(&at(t2));
+        assert!(alike(&journal(4, 0, 4)), "the producers are done, no rebalance");
+        assert!(!alike(&journal(4, 0, 3)), "one record to go");
+        assert!(!alike(&journal(0, 0, 4)), "no limit");
+        assert!(!alike(&journal(4, 1_500, 4)), "rebalances stop at produce_ms");
+        assert!(journal(4, 0, 4).produced_all());
+        assert!(!journal(0, 0, 4).produced_all());
     }
 }

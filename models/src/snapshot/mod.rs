@@ -17,6 +17,7 @@ pub mod check;
 mod commit_log;
 mod config;
 mod coordinator;
+mod digest;
 pub mod events;
 mod journal;
 pub mod msg;
@@ -32,7 +33,7 @@ pub use table::Table;
 
 use journal::JournalNode;
 use owner::Owner;
-use sim::machine::{Io, Machine, NodeId, SyncTicket, TimerId};
+use sim::machine::{Io, Machine, NodeId, Now, SyncTicket, TimerId};
 use sim::workload::{ClientReply, ClientReq};
 use store::Store;
 
@@ -74,6 +75,19 @@ impl Machine for SnapNode {
     /// Only a durable store writes its disk: the journal is a service that
     /// outlives faults, and owners rebuild from it and the store.
     type Rec = commit_log::LogRec;
+
+    /// Every role gives one: see `digest`.
+    fn digest_at(&self, now: &Now) -> Option<u64> {
+        Some(match self {
+            SnapNode::Store(s) => s.digest_at(now),
+            SnapNode::Journal(j) => j.digest_at(now),
+            SnapNode::Owner(o) => o.digest_at(now),
+        })
+    }
+
+    fn record_digest_at(rec: &commit_log::LogRec, now: &Now) -> Option<u64> {
+        Some(rec.digest_at(now))
+    }
 
     fn boot(&mut self, io: &mut Io<Self>) {
         match self {

@@ -169,4 +169,8 @@ impl MsgInfo for SnapMsg {
             SnapMsg::Revoke { .. } => "revoke",
         }
     }
+
+    fn digest_at(&self, now: &sim::machine::Now) -> Option<u64> {
+        Some(sim::hash::debug_digest(&self.relative(now)))
+    }
 }

@@ -9,10 +9,12 @@
 
 use super::cell::{Cell, Stored};
 use super::config::SnapConfig;
+use super::digest::req_at;
 use super::events::{SnapEvent, SnapValue};
 use super::msg::{Record, RowView, SnapMsg, Stmt};
 use super::{SnapIo, MS};
-use sim::machine::NodeId;
+use sim::hash::debug_digest;
+use sim::machine::{NodeId, Now};
 use std::collections::BTreeMap;
 
 const TICK: u64 = 1;
@@ -117,8 +119,11 @@ impl Owner {
         }
     }
 
-    fn req(&mut self) -> u64 {
-        self.next_req += 1;
+    /// A fresh request id: the instant it leaves on this node's monotonic
+    /// clock, or one past the last id if that is later. An id that is an
+    /// instant can be digested as one (see `super::digest::req_at`).
+    fn req(&mut self, io: &SnapIo) -> u64 {
+        self.next_req = (self.next_req + 1).max(io.now_mono_ns());
         self.next_req
     }
 
@@ -126,6 +131,8 @@ impl Owner {
         // Request ids never repeat across this node's incarnations: a reply
         // to the previous one's request (a durable store holds replies until
         // its fsync, past a quick restart) must not pass for this one's.
+        // The previous one's ids are no later than its last request (but
+        // for the few sent at one instant), which left before this boot.
         self.next_req = io.now_mono_ns();
         io.set_timer(TICK, self.cfg.tick_ms * MS);
     }
@@ -133,7 +140,7 @@ impl Owner {
     // ---- membership ----
 
     fn join(&mut self, p: u32, io: &mut SnapIo) {
-        let req = self.req();
+        let req = self.req(io);
         let deadline = io.now_mono_ns() + self.cfg.store_timeout_ms * MS;
         let part = self.parts.get_mut(&p).expect("joined partition");
         part.phase = Phase::Joining;
@@ -149,7 +156,7 @@ impl Owner {
     }
 
     fn read(&mut self, p: u32, io: &mut SnapIo) {
-        let req = self.req();
+        let req = self.req(io);
         let deadline = io.now_mono_ns() + self.cfg.store_timeout_ms * MS;
         let part = self.parts.get_mut(&p).expect("read partition");
         part.pending = Some((req, deadline));
@@ -396,7 +403,7 @@ impl Owner {
     /// replay window never goes below the stored snapshot.
     fn start_write(&mut self, p: u32, key: u32, now: u64, io: &mut SnapIo) -> bool {
         let bugs = self.cfg.bugs;
-        let req = self.req();
+        let req = self.req(io);
         let part = self.parts.get_mut(&p).expect("writing partition");
         let processed = part.processed;
         let generation = part.generation;
@@ -456,7 +463,7 @@ impl Owner {
 
     /// Sends the next statement of a flight under a new request id.
     fn resend(&mut self, p: u32, mut f: Flight, step: Step, stmt: Stmt, io: &mut SnapIo) {
-        let req = self.req();
+        let req = self.req(io);
         let now = io.now_mono_ns();
         let ttl_ms = if f.value.is_none() {
             self.cfg.delete_ttl_ms
@@ -582,7 +589,7 @@ impl Owner {
     }
 
     fn append_rows(&mut self, p: u32, now: u64, io: &mut SnapIo) {
-        let req = self.req();
+        let req = self.req(io);
         let part = self.parts.get_mut(&p).expect("appending partition");
         part.due_rows_ns = now + self.cfg.rows_every_ms * MS;
         let rows = match part.rows_flight.take() {
@@ -600,11 +607,177 @@ impl Owner {
     }
 }
 
+// ---- the relative digest (see `super::digest`) ----
+
+impl Owner {
+    pub fn digest_at(&self, now: &Now) -> u64 {
+        // Destructured, here and below, so that a new field must be placed.
+        let Owner {
+            cfg: _,
+            parts,
+            next_req,
+            due_heartbeat_ns,
+        } = self;
+        let parts: Vec<_> = parts.iter().map(|(p, part)| (p, part.digest_at(now))).collect();
+        // The next id is the clock's reading, unless ids ran ahead of it.
+        let ids_ahead = now.mono_until(next_req + 1);
+        debug_digest(&(parts, ids_ahead, now.mono_until(*due_heartbeat_ns)))
+    }
+}
+
+impl Part {
+    fn digest_at(&self, now: &Now) -> u64 {
+        let Part {
+            generation,
+            phase,
+            pending,
+            next,
+            processed,
+            fetch_deadline_ns,
+            cells,
+            flights,
+            outbox,
+            rows_flight,
+            due_fetch_ns,
+            due_flush_ns,
+            due_commit_ns,
+            due_rows_ns,
+            conflicted,
+        } = self;
+        let pending = pending.map(|(req, deadline)| (req_at(now, req), now.mono_until(deadline)));
+        let fetch_deadline = fetch_deadline_ns.map(|d| now.mono_until(d));
+        let flights: Vec<_> = flights
+            .iter()
+            .map(|(req, f)| (req_at(now, *req), f.digest_at(now)))
+            .collect();
+        let rows_flight = rows_flight
+            .as_ref()
+            .map(|(req, rows, deadline)| (req_at(now, *req), rows, now.mono_until(*deadline)));
+        let due = (
+            now.mono_until(*due_fetch_ns),
+            now.mono_until(*due_flush_ns),
+            // A rejoin keeps the commit schedule unless none was set yet.
+            (*due_commit_ns == 0, now.mono_until(*due_commit_ns)),
+            now.mono_until(*due_rows_ns),
+        );
+        debug_digest(&(
+            (generation, phase, pending, next, processed, fetch_deadline),
+            (cells, flights, outbox, rows_flight, due, conflicted),
+        ))
+    }
+}
+
+impl Flight {
+    fn digest_at(&self, now: &Now) -> u64 {
+        let Flight {
+            key,
+            offset,
+            value,
+            version,
+            step,
+            stmt,
+            deadline_ns,
+        } = self;
+        debug_digest(&(key, offset, value, version, step, stmt, now.mono_until(*deadline_ns)))
+    }
+}
+
 /// The fence statement to retry with: the insert's race lost, the update again.
 fn fence_of(stmt: Stmt, strict: bool) -> Stmt {
     match stmt {
         Stmt::InsertIfNotExists | Stmt::UpdateIfNull if strict => Stmt::UpdateIfLt,
         Stmt::InsertIfNotExists | Stmt::UpdateIfNull => Stmt::UpdateIfLe,
         s => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T: u64 = 1_000 * MS;
+
+    fn at(t: u64) -> Now {
+        Now {
+            mono_ns: t,
+            wall_ns: t + 7 * MS,
+        }
+    }
+
+    /// An owner running one partition with a write in flight, as it stands
+    /// at `t` on its monotonic clock.
+    fn owner(t: u64) -> Owner {
+        let mut o = Owner::new(SnapConfig::default());
+        let req = t - 3 * MS;
+        o.next_req = req;
+        o.due_heartbeat_ns = t + 20 * MS;
+        let mut part = Part::new(2);
+        part.phase = Phase::Running;
+        part.next = 6;
+        part.processed = 5;
+        part.fetch_deadline_ns = Some(t + 40 * MS);
+        part.cells.insert(7, Cell::recovered(5, None));
+        let flight = Flight {
+            key: 7,
+            offset: 5,
+            value: None,
+            version: 1,
+            step: Step::Fence,
+            stmt: Stmt::UpdateIfLe,
+            deadline_ns: req + 100 * MS,
+        };
+        part.flights.insert(req, flight);
+        part.due_fetch_ns = t - 2 * MS;
+        part.due_flush_ns = t + 10 * MS;
+        part.due_commit_ns = t + 250 * MS;
+        part.due_rows_ns = t + 100 * MS;
+        o.parts.insert(1, part);
+        o
+    }
+
+    fn part(o: &mut Owner) -> &mut Part {
+        o.parts.get_mut(&1).unwrap()
+    }
+
+    #[test]
+    fn owners_that_differ_only_by_a_shift_in_time_digest_alike() {
+        let d = 3_456 * MS + 1;
+        let (a, b) = (owner(T), owner(T + d));
+        assert_ne!(debug_digest(&a), debug_digest(&b), "their absolute states differ");
+        assert_eq!(a.digest_at(&at(T)), b.digest_at(&at(T + d)));
+        let mut c = owner(T + d);
+        part(&mut c).processed = 6;
+        assert_ne!(
+            a.digest_at(&at(T)),
+            c.digest_at(&at(T + d)),
+            "the processed offset is state"
+        );
+    }
+
+    #[test]
+    fn a_due_time_counts_until_it_passes_and_a_request_id_exactly() {
+        let a = owner(T);
+        let mut b = owner(T);
+        part(&mut b).due_fetch_ns = T - 30 * MS;
+        assert_eq!(a.digest_at(&at(T)), b.digest_at(&at(T)), "both fetches are due");
+        part(&mut b).due_flush_ns += 1;
+        assert_ne!(a.digest_at(&at(T)), b.digest_at(&at(T)), "one flush comes later");
+        let mut c = owner(T);
+        let f = part(&mut c).flights.remove(&(T - 3 * MS)).unwrap();
+        part(&mut c).flights.insert(T - 3 * MS - 1, f);
+        assert_ne!(
+            a.digest_at(&at(T)),
+            c.digest_at(&at(T)),
+            "a reply to one id is no reply to the other"
+        );
+    }
+
+    #[test]
+    fn a_commit_schedule_never_set_is_not_one_that_passed() {
+        let mut a = owner(T);
+        let mut b = owner(T);
+        part(&mut a).due_commit_ns = 0;
+        part(&mut b).due_commit_ns = T - MS;
+        assert_ne!(a.digest_at(&at(T)), b.digest_at(&at(T)));
     }
 }

@@ -17,7 +17,8 @@ use super::events::SnapEvent;
 use super::msg::SnapMsg;
 use super::table::Table;
 use super::{chance, SnapIo, MS};
-use sim::machine::{DiskError, NodeId, SyncTicket};
+use sim::hash::debug_digest;
+use sim::machine::{DiskError, NodeId, Now, SyncTicket};
 use std::collections::{BTreeMap, VecDeque};
 
 const REAP: u64 = 1;
@@ -293,5 +294,64 @@ impl Store {
             }
             _ => {}
         }
+    }
+}
+
+// ---- the relative digest (see `super::digest`) ----
+
+impl Store {
+    pub fn digest_at(&self, now: &Now) -> u64 {
+        let Store {
+            cfg: _,
+            table,
+            issued,
+            synced,
+            held,
+            unacked,
+        } = self;
+        let held: Vec<_> = held
+            .iter()
+            .map(|(ticket, h)| {
+                let h = match h {
+                    Held::Reply(to, msg) => Held::Reply(*to, msg.relative(now)),
+                    Held::Event(e) => Held::Event(e.clone()),
+                };
+                (ticket, h)
+            })
+            .collect();
+        debug_digest(&(table.digest_at(now), issued, synced, held, unacked))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(ns: u64) -> Now {
+        Now {
+            mono_ns: ns,
+            wall_ns: ns,
+        }
+    }
+
+    /// A store holding one reply until its fsync.
+    fn store(req: u64) -> Store {
+        let mut s = Store::new(SnapConfig::default());
+        let resp = SnapMsg::WriteResp {
+            req,
+            applied: true,
+            exists: false,
+            offset: None,
+        };
+        s.held.push_back((1, Held::Reply(2, resp)));
+        s
+    }
+
+    #[test]
+    fn a_held_reply_keeps_its_request_id_relative() {
+        let (t, d) = (1_000 * MS, 2_345 * MS + 1);
+        let a = store(t - 3 * MS).digest_at(&at(t));
+        assert_eq!(a, store(t + d - 3 * MS).digest_at(&at(t + d)));
+        assert_ne!(a, store(t - 3 * MS - 1).digest_at(&at(t)));
     }
 }

@@ -12,6 +12,8 @@
 
 use super::events::SnapValue;
 use super::msg::{Record, RowView, Stmt};
+use sim::hash::debug_digest;
+use sim::machine::Now;
 use std::collections::BTreeMap;
 
 /// A cell and the store-clock time it expires at (`None`: never).
@@ -191,6 +193,34 @@ impl Table {
         }
     }
 
+    /// The table with every expiry as its signed offset from the store's
+    /// wall clock (see `super::digest`). Exact even once passed: an expired
+    /// cell stays until a purge drops it, and should the wall clock be set
+    /// back first, it lives again for as long as its expiry is ahead.
+    pub fn digest_at(&self, now: &Now) -> u64 {
+        let Table { rows, events } = self;
+        let at = |expires_ns: Option<u64>| expires_ns.map(|t| now.wall_offset(t));
+        let rows: Vec<_> = rows
+            .iter()
+            .map(|(key, row)| {
+                let Row {
+                    marker,
+                    value,
+                    offset,
+                    meta,
+                } = row;
+                (
+                    key,
+                    marker.map(at),
+                    value.map(|c| (c.v, at(c.expires_ns))),
+                    offset.map(|c| (c.v, at(c.expires_ns))),
+                    meta.map(|c| (c.v, at(c.expires_ns))),
+                )
+            })
+            .collect();
+        debug_digest(&(rows, events))
+    }
+
     /// Visible rows and journal rows of the keys `pick` selects, in key order.
     pub fn read(&self, pick: impl Fn(u32) -> bool) -> (Vec<RowView>, Vec<Record>) {
         let rows = self
@@ -314,5 +344,37 @@ mod tests {
         t.clear_rows(2, 3);
         let (_, ev) = t.read(|k| k % 2 == 0);
         assert_eq!(ev, vec![rec(2, 5)]);
+    }
+
+    fn wall(ns: u64) -> Now {
+        Now {
+            mono_ns: 0,
+            wall_ns: ns,
+        }
+    }
+
+    /// Key 1 lives 100 ms from `t0`, key 2 10 ms from `t0 - early`.
+    fn ttls(t0: u64, early: u64) -> Table {
+        let mut t = Table::default();
+        t.apply(1, Stmt::InsertIfNotExists, 3, v(3, 3), 100, 1, t0);
+        t.apply(2, Stmt::InsertIfNotExists, 4, v(4, 4), 10, 1, t0 - early);
+        t
+    }
+
+    #[test]
+    fn expiries_digest_as_offsets_from_the_wall_clock_even_once_passed() {
+        let (t0, d) = (500 * MS, 777 * MS + 3);
+        let now = t0 + 50 * MS;
+        assert_eq!(
+            ttls(t0, 0).digest_at(&wall(now)),
+            ttls(t0 + d, 0).digest_at(&wall(now + d)),
+            "a shift in time"
+        );
+        // Key 2 expired 40 ms ago in one, 60 ms in the other ...
+        let (a, b) = (ttls(t0, 0), ttls(t0, 20 * MS));
+        assert_ne!(a.digest_at(&wall(now)), b.digest_at(&wall(now)));
+        // ... which tells them apart once the wall clock is set back.
+        let back = t0 + 5 * MS;
+        assert_ne!(a.expires(2, back), b.expires(2, back));
     }
 }

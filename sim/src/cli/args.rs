@@ -111,9 +111,11 @@ pub enum Cmd {
         /// Shrink each find (within this many runs) and show its trace length before and after.
         #[arg(long, value_name = "RUNS", num_args = 0..=1, default_missing_value = "400")]
         shrink: Option<u64>,
-        /// Hunt each bug also by exploration (fewest deviations first, up
-        /// to 3; 3 client ops, 1 crash, 1 drop, 1 cut), within this many
-        /// states: found? at how many deviations?
+        /// Hunt each bug also by exploration within this many states (up
+        /// to 3 deviations; 3 client ops and one of each fault the
+        /// scenario's profile has): fewest deviations first with half of
+        /// them, new protocol shapes first with the rest if that found
+        /// nothing. Found? at how many deviations and choices?
         #[arg(long, value_name = "STATES", num_args = 0..=1, default_missing_value = "200000")]
         explore: Option<u64>,
         /// Only these bugs (repeatable).
@@ -179,7 +181,8 @@ pub struct ExploreArgs {
     /// event before another whose window opened first).
     #[arg(long, default_value_t = 3)]
     pub deviations: u32,
-    /// Node crashes per run (each loses unsynced writes; restarts are moves).
+    /// Node crashes per run (each loses unsynced writes; the node restarts
+    /// as late as a sampled crash ends, or sooner).
     #[arg(long, default_value_t = 1)]
     pub crashes: u32,
     /// Messages lost per run.
@@ -188,9 +191,25 @@ pub struct ExploreArgs {
     /// Messages delivered twice per run.
     #[arg(long, default_value_t = 0)]
     pub duplicates: u32,
-    /// Times per run one node is cut off from the others (healed by a move).
+    /// Times per run one node is cut off from the others, or made deaf
+    /// where the profile has one-way cuts (it heals as late as a sampled
+    /// cut, sooner if the walk takes its heal sooner, or when another node
+    /// is cut off).
     #[arg(long, default_value_t = 0)]
     pub partitions: u32,
+    /// Times per run a node pauses (resumes as late as a sampled pause
+    /// ends, or sooner).
+    #[arg(long, default_value_t = 0)]
+    pub pauses: u32,
+    /// Clock faults per run: a wall clock set to the skew bound ahead or
+    /// behind (or beyond it where the profile leaps), clocks drifting at
+    /// the drift bound.
+    #[arg(long, default_value_t = 0)]
+    pub clocks: u32,
+    /// Storage faults per run where the profile has them: failed fsyncs, a
+    /// full disk, a slow disk, or reads that fail at the next boot.
+    #[arg(long, default_value_t = 0)]
+    pub disks: u32,
     /// Client operations per run.
     #[arg(long, default_value_t = 1)]
     pub ops: u32,
@@ -209,6 +228,11 @@ pub struct ExploreArgs {
     /// violation found need not have the fewest deviations.
     #[arg(long, conflicts_with = "dfs")]
     pub guided: bool,
+    /// Tell apart states that differ only by which of the model's
+    /// interchangeable nodes is which (symmetry reduction is on by
+    /// default where the model declares such nodes).
+    #[arg(long)]
+    pub no_symmetry: bool,
     /// Stop after this many distinct states.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_states: u64,

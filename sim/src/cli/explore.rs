@@ -28,6 +28,9 @@ pub fn main(reg: &Registry, a: &ExploreArgs) -> Exit {
         drops: a.drops,
         duplicates: a.duplicates,
         partitions: a.partitions,
+        pauses: a.pauses,
+        clocks: a.clocks,
+        disks: a.disks,
         ops: a.ops,
         liveness: !a.safety_only,
     };
@@ -38,6 +41,7 @@ pub fn main(reg: &Registry, a: &ExploreArgs) -> Exit {
             (_, true) => Order::Guided,
             _ => Order::Breadth,
         },
+        symmetry: !a.no_symmetry,
         states_max: a.max_states,
     };
     let started = Instant::now();
@@ -49,7 +53,7 @@ pub fn main(reg: &Registry, a: &ExploreArgs) -> Exit {
             explore_known: Some(known.clone()),
             ..Overrides::default()
         };
-        reg.run_with(&scenario, a.seed, &a.bugs, fixed)
+        runner::run_guarded(reg, &scenario, a.seed, &a.bugs, fixed)
     };
     let shown = |p: &Progress| {
         if !quiet && last.elapsed().as_secs() >= 2 {
@@ -138,7 +142,7 @@ fn print_text(a: &ExploreArgs, name: &str, l: &Limits, s: &Summary, found: Optio
         format!(", bugs: {}", a.bugs.join(" "))
     };
     crate::outln!(
-        "explore {name} (seed {}{bugs}): depth {}, deviations {}, crashes {}, drops {}, duplicates {}, partitions {}, ops {}",
+        "explore {name} (seed {}{bugs}): depth {}, deviations {}, crashes {}, drops {}, duplicates {}, partitions {}, pauses {}, clocks {}, disks {}, ops {}{}",
         a.seed,
         b.depth,
         b.deviations,
@@ -146,7 +150,11 @@ fn print_text(a: &ExploreArgs, name: &str, l: &Limits, s: &Summary, found: Optio
         b.drops,
         b.duplicates,
         b.partitions,
-        b.ops
+        b.pauses,
+        b.clocks,
+        b.disks,
+        b.ops,
+        if b.liveness { "" } else { ", safety only" }
     );
     crate::outln!(
         "  {}: {} states ({} met again, {} protocol shapes), {} runs ({} to the depth bound, {} ended sooner), up to {} choices and {} deviations, {:.1} s, {:.0} states/s",

@@ -163,9 +163,13 @@ where
                     bounds: crate::explore::Bounds {
                         ops: 3,
                         partitions: 1,
+                        pauses: 1,
+                        clocks: 1,
+                        disks: 1,
                         ..crate::explore::Bounds::default()
                     },
                     order: crate::explore::search::Order::Breadth,
+                    symmetry: true,
                     states_max,
                 }),
             };

@@ -48,15 +48,28 @@ pub struct Bounds {
     pub depth: u32,
     /// Choices per run that take another move than the natural one.
     pub deviations: u32,
-    /// Node crashes (each loses the node's unsynced writes); a crashed
-    /// node may be restarted at any later move.
+    /// Node crashes (each loses the node's unsynced writes); the node
+    /// restarts at the latest when a sampled fault would end, sooner if
+    /// the walk takes its restart sooner.
     pub crashes: u32,
     /// Messages dropped.
     pub drops: u32,
     /// Messages delivered twice.
     pub duplicates: u32,
-    /// Times one node is cut off from all others (healed by a later move).
+    /// Times one node is cut off from the others, or made deaf where the
+    /// profile has one-way cuts (healed as a crash restarts, or by cutting
+    /// off another).
     pub partitions: u32,
+    /// Times a node stops handling anything for a while (what reached it
+    /// meanwhile is handed over when it resumes).
+    pub pauses: u32,
+    /// Clock faults: a node's wall clock set to the profile's skew bound
+    /// ahead or behind, or beyond it where the profile leaps; its clocks
+    /// drifting fast or slow at the drift bound.
+    pub clocks: u32,
+    /// Storage faults on one node for a while: failed fsyncs, a full disk,
+    /// a slow disk, or reads that fail at its next boot (with a crash).
+    pub disks: u32,
     /// Client operations invoked, over all clients.
     pub ops: u32,
     /// Where a run's choices end, it settles (every fault heals, events
@@ -76,6 +89,9 @@ impl Default for Bounds {
             drops: 1,
             duplicates: 0,
             partitions: 0,
+            pauses: 0,
+            clocks: 0,
+            disks: 0,
             ops: 1,
             liveness: true,
         }
@@ -115,12 +131,27 @@ type Seen = HashMap<u64, (u32, u32), BuildHasherDefault<crate::hash::StableHashe
 /// explored from there already, with at least as much budget. (Behind
 /// a lock only because what a run is handed must be `Send`.)
 #[derive(Clone, Default)]
-pub struct Known(Arc<Mutex<Seen>>);
+pub struct Known {
+    seen: Arc<Mutex<Seen>>,
+    /// States that differ only by which interchangeable node is which are
+    /// told apart (symmetry reduction off).
+    pub asymmetric: bool,
+}
 
 impl Known {
+    /// What a walk knows before its first run; `symmetry`: states that
+    /// differ only by which interchangeable node is which count as one,
+    /// where the model declares such nodes.
+    pub fn new(symmetry: bool) -> Known {
+        Known {
+            seen: Arc::default(),
+            asymmetric: !symmetry,
+        }
+    }
+
     /// One walk uses it, from one thread: a poisoned lock is still its map.
     fn map(&self) -> std::sync::MutexGuard<'_, Seen> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.seen.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Whether `digest` was expanded with at least `left` (deviations,
@@ -170,6 +201,6 @@ impl std::fmt::Debug for Known {
 /// One walk's knowledge is the same knowledge wherever it is shared.
 impl PartialEq for Known {
     fn eq(&self, other: &Known) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        Arc::ptr_eq(&self.seen, &other.seen)
     }
 }

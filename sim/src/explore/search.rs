@@ -53,6 +53,8 @@ impl Order {
 pub struct Limits {
     pub bounds: Bounds,
     pub order: Order,
+    /// Symmetry reduction where the model declares interchangeable nodes.
+    pub symmetry: bool,
     /// Stop once this many distinct states are known.
     pub states_max: u64,
 }
@@ -158,7 +160,7 @@ pub fn walk(
 ) -> Result<(Summary, Option<Found>), String> {
     let b = limits.bounds;
     let mut sum = Summary::default();
-    let seen = Known::default();
+    let seen = Known::new(limits.symmetry);
     let mut shapes: HashSet<u64, BuildHasherDefault<StableHasher>> = HashSet::default();
     // Departures from states of a new shape, taken first in guided order.
     let mut hot: VecDeque<Todo> = VecDeque::new();

@@ -145,7 +145,7 @@ fn holding_evidence(
     rerun(registry, scenario, bugs, &out, Keep::Ranges(window))
 }
 
-fn run_guarded(
+pub(crate) fn run_guarded(
     registry: &Registry,
     scenario: &Scenario,
     seed: u64,

@@ -6,6 +6,7 @@
 
 use super::outcome::{self, Class};
 use super::{pool, run_seed_lean};
+use crate::explore::search::{Limits, Order};
 use crate::registry::Registry;
 use crate::world::Status;
 use serde::Serialize;
@@ -55,13 +56,19 @@ pub struct Hunt {
     pub explored: Option<ExploreHunt>,
 }
 
-/// A hunt by `dst explore`'s walk, fewest deviations first.
+/// A hunt by `dst explore`'s walk: fewest deviations first, so that a
+/// find is a shortest counterexample; where that finds nothing within
+/// half the states, new protocol shapes first with the other half.
 #[derive(Debug, Serialize)]
 pub struct ExploreHunt {
     pub found_by: Option<String>,
-    /// Deviations of the first find's tape.
+    /// The order of the walk that found it ("breadth" or "guided").
+    pub order: Option<&'static str>,
+    /// Deviations of the find's tape.
     pub deviations: Option<u32>,
-    /// Distinct states met until the find, or in all.
+    /// Choices of the find's tape (up to its last deviation).
+    pub choices: Option<u32>,
+    /// Distinct states met until the find, or in all, over both walks.
     pub states: u64,
     pub wall_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -380,36 +387,61 @@ fn hunt_guided(registry: &Registry, target: &Target, max_runs: u64) -> GuidedHun
 }
 
 /// The hunt by exploration: its walk until the first find.
-fn hunt_explored(registry: &Registry, target: &Target, limits: crate::explore::search::Limits) -> ExploreHunt {
+fn hunt_explored(registry: &Registry, target: &Target, limits: Limits) -> ExploreHunt {
     let start = Instant::now();
     let bugs = bugs_of(target);
     let mut h = ExploreHunt {
         found_by: None,
+        order: None,
         deviations: None,
+        choices: None,
         states: 0,
         wall_ms: 0,
         error: None,
     };
-    let walked = registry.load(&target.scenario).and_then(|scenario| {
-        let run = |tape: &crate::explore::Tape, known: &crate::explore::Known| {
-            let fixed = crate::world::Overrides {
-                explore: Some(tape.clone()),
-                explore_known: Some(known.clone()),
-                ..Default::default()
-            };
-            registry.run_with(&scenario, 0, &bugs, fixed)
+    let scenario = match registry.load(&target.scenario) {
+        Ok(s) => s,
+        Err(e) => {
+            h.error = Some(e);
+            return h;
+        }
+    };
+    let run = |tape: &crate::explore::Tape, known: &crate::explore::Known| {
+        let fixed = crate::world::Overrides {
+            explore: Some(tape.clone()),
+            explore_known: Some(known.clone()),
+            ..Default::default()
         };
-        crate::explore::search::walk(limits, run, |_| {})
-    });
-    match walked {
-        Ok((sum, found)) => {
-            h.states = sum.states;
-            if let Some(f) = found {
-                h.found_by = Some(outcome::cause(&f.outcome).unwrap_or_else(|| outcome::describe(&f.outcome)));
-                h.deviations = Some(f.deviations);
+        super::run_guarded(registry, &scenario, 0, &bugs, fixed)
+    };
+    let half = (limits.states_max / 2).max(1);
+    for order in [Order::Breadth, Order::Guided] {
+        let l = Limits {
+            order,
+            states_max: half,
+            ..limits
+        };
+        match crate::explore::search::walk(l, run, |_| {}) {
+            Ok((sum, found)) => {
+                h.states += sum.states;
+                if let Some(f) = found {
+                    h.found_by = Some(outcome::cause(&f.outcome).unwrap_or_else(|| outcome::describe(&f.outcome)));
+                    h.order = Some(order.name());
+                    h.deviations = Some(f.deviations);
+                    h.choices = Some(f.tape.choices.len() as u32);
+                    break;
+                }
+                // Every state within the bounds was walked: the other
+                // order would walk the same ones.
+                if sum.complete() {
+                    break;
+                }
+            }
+            Err(e) => {
+                h.error = Some(e);
+                break;
             }
         }
-        Err(e) => h.error = Some(e),
     }
     h.wall_ms = start.elapsed().as_millis() as u64;
     h

@@ -35,6 +35,29 @@ pub(super) struct Client {
 }
 
 impl Client {
+    /// Its digest with node `x` named `ids[x]` (see
+    /// [`crate::machine::Machine::digest_renamed`]).
+    pub(super) fn digest_renamed(&self, ids: &[NodeId]) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = crate::hash::StableHasher::default();
+        let r = |x: &NodeId| ids[*x];
+        match &self.op {
+            None => 0u8.hash(&mut h),
+            Some(o) => (
+                1u8,
+                o.op_id,
+                crate::hash::debug_digest(&o.op),
+                o.req_id,
+                o.attempts,
+                r(&o.node),
+            )
+                .hash(&mut h),
+        }
+        (self.next.as_ref().map(r), self.leader.as_ref().map(r)).hash(&mut h);
+        crate::hash::debug_digest(&self.last_read).hash(&mut h);
+        h.finish()
+    }
+
     /// Whether op `op_id` is still open.
     pub(super) fn runs(&self, op_id: u64) -> bool {
         self.op.as_ref().is_some_and(|o| o.op_id == op_id)

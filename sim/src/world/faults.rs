@@ -133,7 +133,12 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                     DiskFault::NoSpace => &mut u.no_space,
                     DiskFault::Slow => &mut u.slow,
                 };
-                *field = (*field).max(until);
+                // An explored storage fault ends when the walk takes its
+                // end: a fault of 0 ms there.
+                *field = match ms == 0 && self.walk.is_some() {
+                    true => until,
+                    false => (*field).max(until),
+                };
                 if let Some(h) = &self.hooks {
                     h.no_space_until(node, self.nodes[node].disk_until.no_space);
                 }
@@ -192,7 +197,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         if slot.paused_until <= self.now {
             return Some(ev);
         }
-        if slot.stash.is_empty() {
+        // An explored pause ends when the walk fires its resume.
+        if slot.stash.is_empty() && self.walk.is_none() {
             let until = slot.paused_until;
             self.at(until, Ev::Resume { node });
         }
@@ -202,6 +208,10 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
 
     /// A pause may have been extended since this resume was queued.
     pub(super) fn resume(&mut self, node: NodeId) {
+        if self.walk.is_some() {
+            // The walk took the pause's end now, whenever it was due.
+            self.nodes[node].paused_until = self.now;
+        }
         let until = self.nodes[node].paused_until;
         if until > self.now {
             self.at(until, Ev::Resume { node });

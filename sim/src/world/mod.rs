@@ -278,9 +278,20 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             taken: 0,
             cut_at: spec.cut_at,
             interrupted: None,
-            walk: spec
-                .explore
-                .map(|t| Box::new(explore::Walk::new(t, explore::Allowed::of(sc), spec.explore_known))),
+            walk: spec.explore.map(|t| {
+                let symmetric = spec.explore_known.as_ref().is_some_and(|k| !k.asymmetric);
+                let classes = if symmetric {
+                    explore::classes::<M>(sc)
+                } else {
+                    Vec::new()
+                };
+                Box::new(explore::Walk::new(
+                    t,
+                    explore::Allowed::of(sc),
+                    spec.explore_known,
+                    classes,
+                ))
+            }),
         }
     }
 

@@ -4,10 +4,14 @@ use sim::event::{Event, EventKind};
 use std::collections::BTreeMap;
 
 /// Liveness of the snapshot store: by the end of the liveness phase every
-/// key's stored offset has reached its last journal offset, so no owner
-/// fenced itself for good. A key whose last record is a delete has also
-/// converged when the store holds no live value for it (its tombstone was
-/// reaped, or its guard expired and the delete was a no-op).
+/// key's stored offset has reached its last journal offset before the
+/// heal, so no owner fenced itself for good. A key whose last record is a
+/// delete has also converged when the store holds no live value for it
+/// (its tombstone was reaped, or its guard expired and the delete was a
+/// no-op). Records appended after the heal (producers that outlive the
+/// fault phase, as in an explored run that heals where its choices end)
+/// need not be durable by the deadline: what is judged is that no key
+/// stays stuck on what it had to catch up with.
 ///
 /// A store whose commit log rotted is down for good (it halts at every
 /// boot, and nothing rewrites its disk): like a Raft node that cannot boot,
@@ -19,6 +23,9 @@ pub struct SnapshotLiveness {
     store_lost: bool,
     /// key -> (last journal offset, is a delete, event)
     last: BTreeMap<u32, (u64, bool, u64)>,
+    /// key -> (last journal offset before the heal, event): what it must
+    /// catch up with.
+    due: BTreeMap<u32, (u64, u64)>,
     /// key -> (stored offset, live)
     row: BTreeMap<u32, (Option<u64>, bool)>,
     lagging: u64,
@@ -37,6 +44,9 @@ impl Invariant for SnapshotLiveness {
             Some(SnapEvent::JournalAppend {
                 key, offset, update, ..
             }) => {
+                if self.heal.is_none() {
+                    self.due.insert(key, (offset, e.i));
+                }
                 self.last.insert(key, (offset, update.is_none(), e.i));
             }
             Some(SnapEvent::StoreWrite { key, offset, value, .. }) => {
@@ -67,7 +77,8 @@ impl Invariant for SnapshotLiveness {
             return Ok(());
         }
         let mut first = None;
-        for (key, &(want, delete, at)) in &self.last {
+        for (key, &(want, at)) in &self.due {
+            let delete = self.last.get(key).is_some_and(|l| l.1);
             let (stored, live) = self.row.get(key).copied().unwrap_or((None, false));
             let reached = stored.is_some_and(|o| o >= want) || (delete && !live);
             if !reached {
