@@ -119,6 +119,7 @@ fn bad_input_is_one_line_and_exit_2() {
             vec!["explore", "raft-crash-restart", "--max-states", "0"],
             "--max-states",
         ),
+        (vec!["explore", "raft-crash-restart", "--max-mib", "0"], "--max-mib"),
         (vec!["explore", "raft-crash-restart", "--bug", "nope"], "nope"),
     ] {
         let o = dst(&args);
@@ -127,6 +128,39 @@ fn bad_input_is_one_line_and_exit_2() {
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
         assert!(err.contains(needle), "{needle} not in {err}");
     }
+}
+
+/// A budget ends the walk with what it explored and why it stopped: the
+/// state bound once that many states are known, the memory bound once the
+/// walk's tables pass it, both exit 0 with no violation and tapes left.
+/// (Each is checked between runs, so the last run may go past it.)
+#[test]
+fn a_state_or_memory_budget_ends_the_walk_with_a_clear_line() {
+    let walk = |budget: &[&str]| {
+        let mut a = vec!["explore", "raft-crash-restart", "--deviations", "2"];
+        a.extend(budget);
+        let o = dst(&a);
+        let out = String::from_utf8_lossy(&o.stdout).to_string();
+        assert_eq!(o.status.code(), Some(0), "{out}{}", String::from_utf8_lossy(&o.stderr));
+        out
+    };
+    let out = walk(&["--max-states", "3000"]);
+    assert!(out.contains("state bound of 3000 reached"), "{out}");
+    let out = walk(&["--max-mib", "1"]);
+    assert!(out.contains("memory bound of 1 MiB reached"), "{out}");
+    let o = dst(&[
+        "explore",
+        "raft-crash-restart",
+        "--deviations",
+        "2",
+        "--max-mib",
+        "1",
+        "--json",
+    ]);
+    let v = json(&o);
+    assert_eq!(v["complete"], false, "{v}");
+    assert!(v["frontier"].as_u64().unwrap() > 0, "{v}");
+    assert!(v["table_bytes"].as_u64().unwrap() >= 1 << 20, "{v}");
 }
 
 #[test]
@@ -277,4 +311,123 @@ fn figure_8_is_found_by_the_guided_walk_and_the_correct_model_passes_it() {
     let v = walk(&dir, None, &args("300000"));
     assert!(v["found"].is_null(), "{v}");
     assert!(v["states"].as_u64().unwrap() >= 300_000, "{v}");
+}
+
+/// The walk of kafka-flow's TLC table (`scenarios/tlc/`), a switch and the
+/// bounds of a row: its JSON summary and exit code.
+fn tlc(dir: &Path, scenario: &str, deviations: &str, args: &[&str]) -> (serde_json::Value, Option<i32>) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios/tlc")
+        .join(format!("{scenario}.json"));
+    let mut a = vec![
+        "explore",
+        path.to_str().unwrap(),
+        "--json",
+        "--report-dir",
+        dir.to_str().unwrap(),
+        "--deviations",
+        deviations,
+        "--partitions",
+        "1",
+        "--pauses",
+        "1",
+        "--crashes",
+        "1",
+        "--drops",
+        "0",
+        "--depth",
+        "400",
+    ];
+    a.extend(args);
+    let o = dst(&a);
+    (json(&o), o.status.code())
+}
+
+/// kafka-flow's TLA+ configurations of its Cassandra snapshot store, at
+/// their scope on the snapshot model's own code: the correct model and the
+/// safe half of the fix-off configuration hold, every other configuration
+/// fails the way TLC says, by the invariant that stands for TLC's, and its
+/// report replays.
+#[test]
+fn kafka_flow_tlc_verdicts_are_reproduced() {
+    let dir = support::scratch("explore", "tlc");
+    let (v, code) = tlc(&dir, "snapshot-tlc", "1", &[]);
+    assert!(v["found"].is_null() && v["complete"] == true, "refines: {v}");
+    assert_eq!(code, Some(0), "{v}");
+    let (v, code) = tlc(
+        &dir,
+        "snapshot-tlc",
+        "1",
+        &["--bug", "no-monotone-buffer", "--safety-only"],
+    );
+    assert!(v["found"].is_null() && v["complete"] == true, "replay_fixoff_safe: {v}");
+    assert_eq!(code, Some(1), "a switch not found exits 1: {v}");
+    let fails = [
+        (
+            "replay_fixoff",
+            "snapshot-tlc",
+            "no-monotone-buffer",
+            "--invariant",
+            "snapshot-liveness",
+        ),
+        (
+            "tombstone_replay",
+            "snapshot-tlc",
+            "tombstone-recovers-as-none",
+            "--invariant",
+            "snapshot-liveness",
+        ),
+        (
+            "init_clobber",
+            "snapshot-tlc-events",
+            "init-persisted-bypass",
+            "--invariant",
+            "snapshot-liveness",
+        ),
+        (
+            "unguarded",
+            "snapshot-tlc",
+            "unguarded-persist",
+            "--safety-only",
+            "offset-monotonic",
+        ),
+        (
+            "notomb",
+            "snapshot-tlc",
+            "delete-removes-row",
+            "--safety-only",
+            "no-tombstone-revival",
+        ),
+        (
+            "events_journal_revive",
+            "snapshot-tlc-events",
+            "unguarded-journal-fold",
+            "--safety-only",
+            "no-tombstone-revival",
+        ),
+        (
+            "skiptomb",
+            "snapshot-tlc-deferred",
+            "skip-tombstone-unpersisted",
+            "--safety-only",
+            "no-tombstone-revival",
+        ),
+    ];
+    for (row, scenario, bug, mode, invariant) in fails {
+        let mut args = vec!["--bug", bug, mode];
+        if mode == "--invariant" {
+            args.push(invariant);
+        }
+        let (v, code) = tlc(&dir, scenario, "2", &args);
+        assert_eq!(code, Some(0), "{row}: {v}");
+        assert_eq!(v["found"]["verdict"]["invariant"], invariant, "{row}: {v}");
+        replays(&v);
+    }
+    // Reaping a tombstone by TTL while a stale owner may still write: the
+    // scenario itself fails, with no switch, as it expects to.
+    let (v, code) = tlc(&dir, "snapshot-tlc-reap", "2", &["--safety-only"]);
+    assert_eq!(code, Some(0), "an expected violation exits 0: {v}");
+    assert_eq!(v["found"]["expected"], true, "reap: {v}");
+    assert_eq!(v["found"]["verdict"]["invariant"], "no-tombstone-revival", "reap: {v}");
+    replays(&v);
 }

@@ -275,6 +275,14 @@ pub struct Io<'a, M: Machine + ?Sized> {
     /// Past this many outputs the step is cut short (see
     /// [`crate::world::limits::STEP_OUTPUTS_MAX`]).
     pub(crate) outputs_max: usize,
+    /// Under `dst explore`, the walk that may take another outcome of a
+    /// decision than the one drawn (see [`Io::choice`]).
+    pub(crate) choices: Option<&'a mut dyn Choices>,
+}
+
+/// Where [`Io::choice`] asks which outcome to take.
+pub(crate) trait Choices {
+    fn choose(&mut self, drawn: u32, of: u32) -> u32;
 }
 
 impl<'a, M: Machine + ?Sized> Io<'a, M> {
@@ -308,6 +316,23 @@ impl<'a, M: Machine + ?Sized> Io<'a, M> {
     pub fn random_range(&mut self, lo: u64, hi: u64) -> u64 {
         debug_assert!(lo <= hi);
         lo + self.rng.next_u64() % (hi - lo + 1)
+    }
+    /// A decision the environment makes for the model (what a producer
+    /// appends, which key it touches), of which the model drew outcome
+    /// `drawn` of `of` (`0..of`): in a sampled run it stands as drawn;
+    /// under `dst explore` the drawn one is the natural outcome and every
+    /// other is a departure the walk may take, so that each outcome is
+    /// explored within the deviation bound rather than the one a seed
+    /// happens to draw. It draws nothing itself, so a model that routes a
+    /// draw through it runs every seed exactly as before.
+    pub fn choice(&mut self, drawn: u32, of: u32) -> u32 {
+        if of < 2 || drawn >= of {
+            return drawn;
+        }
+        match self.choices.as_deref_mut() {
+            Some(c) => c.choose(drawn, of),
+            None => drawn,
+        }
     }
     /// What the disk durably held when this incarnation booted.
     /// Only meaningful in [`Machine::boot`]. Storage faults never show

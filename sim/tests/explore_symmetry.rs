@@ -6,13 +6,12 @@
 use serde::Serialize;
 use sim::check::{Invariant, Violation};
 use sim::event::Event;
-use sim::explore::search::{walk, Limits, Order, Summary};
-use sim::explore::{Bounds, Known, Tape};
+use sim::explore::search::{Limits, Summary};
+use sim::explore::Bounds;
 use sim::hash::debug_digest;
 use sim::machine::{Io, Machine, MsgInfo, NodeId, Now, SyncTicket, TimerId};
 use sim::registry::{InvariantDef, ModelDef, Registry, Setup};
 use sim::workload::ClientReq;
-use sim::world::Overrides;
 use std::collections::BTreeMap;
 
 const BEAT: TimerId = 1;
@@ -141,19 +140,10 @@ fn explore(symmetry: bool) -> Summary {
             liveness: false,
             ..Bounds::default()
         },
-        order: Order::Breadth,
         symmetry,
-        states_max: 1_000_000,
+        ..Limits::new(Bounds::default())
     };
-    let run = |tape: &Tape, known: &Known| {
-        let o = Overrides {
-            explore: Some(tape.clone()),
-            explore_known: Some(known.clone()),
-            ..Overrides::default()
-        };
-        reg.run_with(&sc, 0, &[], o)
-    };
-    let (sum, found) = walk(limits, run, |_| {}).unwrap();
+    let (sum, found) = sim::runner::explore(&reg, &sc, 0, &[], limits, |_| {}).unwrap();
     assert!(found.is_none());
     assert!(sum.complete(), "{sum:?}");
     sum

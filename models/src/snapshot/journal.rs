@@ -81,8 +81,12 @@ impl JournalNode {
     /// Appends one record: a new key while fewer than `keys_per_partition`
     /// are in play, else an update or a delete of one of them.
     fn produce(&mut self, io: &mut SnapIo) {
+        // What a producer appends is the environment's doing: each
+        // decision is one `dst explore` may take every way (`Io::choice`);
+        // a sampled run takes it as drawn.
         let n = self.cfg.partitions;
-        let partition = io.random_range(0, n as u64 - 1) as u32;
+        let drawn = io.random_range(0, n as u64 - 1) as u32;
+        let partition = io.choice(drawn, n);
         let payload = io.random_u64();
         let p = &mut self.parts[partition as usize];
         let (key, update) = if (p.live.len() as u32) < self.cfg.keys_per_partition {
@@ -91,9 +95,19 @@ impl JournalNode {
             p.live.push(key);
             (key, Some(payload))
         } else {
-            let i = io.random_range(0, p.live.len() as u64 - 1) as usize;
+            let live = p.live.len() as u32;
+            let drawn = io.random_range(0, live as u64 - 1) as u32;
+            let i = io.choice(drawn, live) as usize;
             let key = p.live[i];
-            if chance(io, self.cfg.delete_probability) {
+            let q = self.cfg.delete_probability;
+            let drawn = chance(io, q);
+            // A delete only where the scenario has deletes, and an update
+            // only where not every record deletes.
+            let delete = match q > 0.0 && q < 1.0 {
+                true => io.choice(drawn as u32, 2) == 1,
+                false => drawn,
+            };
+            if delete {
                 if self.cfg.fresh_keys {
                     p.live.swap_remove(i);
                 }

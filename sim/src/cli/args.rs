@@ -112,10 +112,11 @@ pub enum Cmd {
         #[arg(long, value_name = "RUNS", num_args = 0..=1, default_missing_value = "400")]
         shrink: Option<u64>,
         /// Hunt each bug also by exploration within this many states (up
-        /// to 3 deviations; 3 client ops and one of each fault the
-        /// scenario's profile has): fewest deviations first with half of
-        /// them, new protocol shapes first with the rest if that found
-        /// nothing. Found? at how many deviations and choices?
+        /// to 3 deviations and 3 client ops), in equal shares until one
+        /// finds it: fewest deviations first with one of each fault the
+        /// scenario's profile has; then each kind of fault alone, up to 3
+        /// of it; then new protocol shapes first with one of each. Found?
+        /// by which walk, at how many deviations and choices?
         #[arg(long, value_name = "STATES", num_args = 0..=1, default_missing_value = "200000")]
         explore: Option<u64>,
         /// Only these bugs (repeatable).
@@ -182,7 +183,7 @@ pub struct ExploreArgs {
     #[arg(long, default_value_t = 3)]
     pub deviations: u32,
     /// Node crashes per run (each loses unsynced writes; the node restarts
-    /// as late as a sampled crash ends, or sooner).
+    /// at a later move of the walk's choosing, or where the run settles).
     #[arg(long, default_value_t = 1)]
     pub crashes: u32,
     /// Messages lost per run.
@@ -192,13 +193,13 @@ pub struct ExploreArgs {
     #[arg(long, default_value_t = 0)]
     pub duplicates: u32,
     /// Times per run one node is cut off from the others, or made deaf
-    /// where the profile has one-way cuts (it heals as late as a sampled
-    /// cut, sooner if the walk takes its heal sooner, or when another node
-    /// is cut off).
+    /// where the profile has one-way cuts (it heals at a later move of the
+    /// walk's choosing, when another node is cut off, or where the run
+    /// settles).
     #[arg(long, default_value_t = 0)]
     pub partitions: u32,
-    /// Times per run a node pauses (resumes as late as a sampled pause
-    /// ends, or sooner).
+    /// Times per run a node pauses (it resumes at a later move of the
+    /// walk's choosing, or where the run settles).
     #[arg(long, default_value_t = 0)]
     pub pauses: u32,
     /// Clock faults per run: a wall clock set to the skew bound ahead or
@@ -207,7 +208,8 @@ pub struct ExploreArgs {
     #[arg(long, default_value_t = 0)]
     pub clocks: u32,
     /// Storage faults per run where the profile has them: failed fsyncs, a
-    /// full disk, a slow disk, or reads that fail at the next boot.
+    /// full disk, a slow disk, or reads that fail at the next boot (each
+    /// ends at a later move, or where the run settles).
     #[arg(long, default_value_t = 0)]
     pub disks: u32,
     /// Client operations per run.
@@ -233,9 +235,18 @@ pub struct ExploreArgs {
     /// default where the model declares such nodes).
     #[arg(long)]
     pub no_symmetry: bool,
+    /// Judge only this of the scenario's invariants (repeatable), as a
+    /// model checker's configuration names the properties it checks.
+    #[arg(long = "invariant", value_name = "ID")]
+    pub invariants: Vec<String>,
     /// Stop after this many distinct states.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_states: u64,
+    /// Stop once the walk's own tables (the states known, the tapes run
+    /// and waiting) take this many MiB, counted by capacity, so alike on
+    /// every machine. One run's world comes on top.
+    #[arg(long, default_value_t = 4096)]
+    pub max_mib: u64,
     #[arg(long, default_value = "reports")]
     pub report_dir: PathBuf,
     #[command(flatten)]

@@ -3,23 +3,36 @@
 
 use super::args::ExploreArgs;
 use super::Exit;
-use crate::explore::search::{walk, Found, Limits, Order, Progress, Summary};
-use crate::explore::{Bounds, Tape};
+use crate::explore::search::{Found, Limits, Order, Progress, Summary};
+use crate::explore::Bounds;
 use crate::registry::Registry;
 use crate::runner::{self, Class};
-use crate::world::{Overrides, Status};
+use crate::world::Status;
 use std::time::Instant;
 
 pub fn main(reg: &Registry, a: &ExploreArgs) -> Exit {
-    let scenario = match reg.load(&a.scenario) {
+    let mut scenario = match reg.load(&a.scenario) {
         Ok(s) => s,
         Err(e) => return Exit::Bad(e),
     };
+    if let Some(id) = a.invariants.iter().find(|id| !scenario.invariants.contains(id)) {
+        return Exit::Bad(format!(
+            "--invariant {id}: scenario {} checks {}",
+            scenario.name,
+            scenario.invariants.join(", ")
+        ));
+    }
+    if !a.invariants.is_empty() {
+        scenario.invariants.retain(|id| a.invariants.contains(id));
+    }
     if let Err(e) = reg.validate(&scenario, &a.bugs) {
         return Exit::Bad(e);
     }
     if a.max_states == 0 {
         return Exit::Bad("--max-states must be at least 1".into());
+    }
+    if a.max_mib == 0 {
+        return Exit::Bad("--max-mib must be at least 1".into());
     }
     let bounds = Bounds {
         depth: a.depth,
@@ -43,33 +56,27 @@ pub fn main(reg: &Registry, a: &ExploreArgs) -> Exit {
         },
         symmetry: !a.no_symmetry,
         states_max: a.max_states,
+        mib_max: a.max_mib,
     };
     let started = Instant::now();
     let mut last = Instant::now();
     let quiet = a.json;
-    let run = |tape: &Tape, known: &crate::explore::Known| {
-        let fixed = Overrides {
-            explore: Some(tape.clone()),
-            explore_known: Some(known.clone()),
-            ..Overrides::default()
-        };
-        runner::run_guarded(reg, &scenario, a.seed, &a.bugs, fixed)
-    };
     let shown = |p: &Progress| {
         if !quiet && last.elapsed().as_secs() >= 2 {
             last = Instant::now();
             let secs = started.elapsed().as_secs_f64();
             crate::errln!(
-                "[{secs:>5.0}s] {} states ({:.0}/s), {} runs, {} deviations, {} tapes waiting",
+                "[{secs:>5.0}s] {} states ({:.0}/s), {} runs, {} deviations, {} tapes waiting, {} MiB",
                 p.states,
                 p.states as f64 / secs.max(1e-9),
                 p.runs,
                 p.deviations,
-                p.frontier
+                p.frontier,
+                mib(p.table_bytes)
             );
         }
     };
-    let (sum, found) = match walk(limits, run, shown) {
+    let (sum, found) = match runner::explore(reg, &scenario, a.seed, &a.bugs, limits, shown) {
         Ok(r) => r,
         Err(e) => return Exit::Bad(e),
     };
@@ -157,7 +164,7 @@ fn print_text(a: &ExploreArgs, name: &str, l: &Limits, s: &Summary, found: Optio
         if b.liveness { "" } else { ", safety only" }
     );
     crate::outln!(
-        "  {}: {} states ({} met again, {} protocol shapes), {} runs ({} to the depth bound, {} ended sooner), up to {} choices and {} deviations, {:.1} s, {:.0} states/s",
+        "  {}: {} states ({} met again, {} protocol shapes), {} runs ({} to the depth bound, {} ended sooner), up to {} choices and {} deviations, {:.1} s, {:.0} states/s, tables {} MiB",
         l.order.describe(),
         s.states,
         s.revisits,
@@ -168,7 +175,8 @@ fn print_text(a: &ExploreArgs, name: &str, l: &Limits, s: &Summary, found: Optio
         s.depth,
         s.deviations,
         secs,
-        s.states as f64 / secs.max(1e-9)
+        s.states as f64 / secs.max(1e-9),
+        mib(s.table_bytes)
     );
     if !s.coverage.is_empty() {
         let goals: Vec<&str> = s.coverage.iter().map(String::as_str).collect();
@@ -208,6 +216,11 @@ fn print_text(a: &ExploreArgs, name: &str, l: &Limits, s: &Summary, found: Optio
     }
 }
 
+/// Whole MiB, rounded up: a table of a few KiB shows as 1.
+fn mib(bytes: u64) -> u64 {
+    bytes.div_ceil(1 << 20)
+}
+
 fn print_json(a: &ExploreArgs, name: &str, l: &Limits, s: &Summary, found: Option<&Written>, secs: f64) {
     let found = found.map(|f| {
         serde_json::json!({"verdict": f.verdict, "expected": f.class == Class::Expected,
@@ -221,6 +234,7 @@ fn print_json(a: &ExploreArgs, name: &str, l: &Limits, s: &Summary, found: Optio
             "at_bound": s.at_bound, "deepest": s.depth, "deviations": s.deviations, "frontier": s.frontier,
             "complete": s.complete() && found.is_none(), "cut_short": s.cut_short,
             "seconds": secs, "states_per_second": s.states as f64 / secs.max(1e-9),
+            "table_bytes": s.table_bytes,
             "coverage": s.coverage, "found": found})
     );
 }

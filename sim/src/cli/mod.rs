@@ -160,17 +160,15 @@ where
                 shrink_runs: shrink.unwrap_or(0),
                 style: style.style(),
                 explore: explore.map(|states_max| crate::explore::search::Limits {
-                    bounds: crate::explore::Bounds {
+                    states_max,
+                    ..crate::explore::search::Limits::new(crate::explore::Bounds {
                         ops: 3,
                         partitions: 1,
                         pauses: 1,
                         clocks: 1,
                         disks: 1,
                         ..crate::explore::Bounds::default()
-                    },
-                    order: crate::explore::search::Order::Breadth,
-                    symmetry: true,
-                    states_max,
+                    })
                 }),
             };
             match explore {

@@ -75,7 +75,7 @@ pub fn main(
                 "{}{}",
                 if guided { "  guided: found by, runs, wall" } else { "" },
                 if explored {
-                    "  explore: found by, order, deviations, choices, states, wall"
+                    "  explore: found by, order, faults, deviations, choices, states, wall"
                 } else {
                     ""
                 }
@@ -106,12 +106,13 @@ pub fn main(
             let sh = shrunk(h);
             let x = h.explored.as_ref().map_or(String::new(), |x| {
                 format!(
-                    "  {:<21} {:<7} {:>3} {:>4} {:>9} {:>7.1} s",
+                    "  {:<21} {:<7} {:<10} {:>3} {:>4} {:>9} {:>7.1} s",
                     x.found_by
                         .clone()
                         .or_else(|| x.error.as_ref().map(|e| format!("error: {e}")))
                         .unwrap_or_else(|| "NOT FOUND".into()),
                     x.order.unwrap_or("-"),
+                    x.faults.unwrap_or("-"),
                     x.deviations.map_or("-".into(), |d| d.to_string()),
                     x.choices.map_or("-".into(), |d| d.to_string()),
                     x.states,

@@ -49,16 +49,15 @@ pub struct Bounds {
     /// Choices per run that take another move than the natural one.
     pub deviations: u32,
     /// Node crashes (each loses the node's unsynced writes); the node
-    /// restarts at the latest when a sampled fault would end, sooner if
-    /// the walk takes its restart sooner.
+    /// restarts at a later move, or where the run settles.
     pub crashes: u32,
     /// Messages dropped.
     pub drops: u32,
     /// Messages delivered twice.
     pub duplicates: u32,
     /// Times one node is cut off from the others, or made deaf where the
-    /// profile has one-way cuts (healed as a crash restarts, or by cutting
-    /// off another).
+    /// profile has one-way cuts (healed by a later move, by cutting off
+    /// another, or where the run settles).
     pub partitions: u32,
     /// Times a node stops handling anything for a while (what reached it
     /// meanwhile is handed over when it resumes).
@@ -152,6 +151,11 @@ impl Known {
     /// One walk uses it, from one thread: a poisoned lock is still its map.
     fn map(&self) -> std::sync::MutexGuard<'_, Seen> {
         self.seen.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// What its table takes, counted by capacity.
+    pub(crate) fn table_bytes(&self) -> u64 {
+        search::hashed_bytes::<(u64, (u32, u32))>(self.map().capacity())
     }
 
     /// Whether `digest` was expanded with at least `left` (deviations,

@@ -57,6 +57,24 @@ pub struct Limits {
     pub symmetry: bool,
     /// Stop once this many distinct states are known.
     pub states_max: u64,
+    /// Stop once the walk's own tables (the states known, the tapes run
+    /// and waiting) take this many MiB.
+    pub mib_max: u64,
+}
+
+impl Limits {
+    /// `bounds` walked fewest deviations first, with symmetry reduction,
+    /// up to a million states and 4 GiB of tables (`dst explore`'s
+    /// defaults).
+    pub fn new(bounds: Bounds) -> Limits {
+        Limits {
+            bounds,
+            order: Order::Breadth,
+            symmetry: true,
+            states_max: 1_000_000,
+            mib_max: 4096,
+        }
+    }
 }
 
 /// Where the walk stands, for a progress line.
@@ -66,6 +84,8 @@ pub struct Progress {
     pub states: u64,
     pub deviations: u32,
     pub frontier: u64,
+    /// What the walk's own tables take ([`Summary::table_bytes`]).
+    pub table_bytes: u64,
 }
 
 /// What a walk did.
@@ -91,6 +111,10 @@ pub struct Summary {
     pub coverage: BTreeSet<String>,
     /// Distinct protocol shapes met at a choice.
     pub shapes: u64,
+    /// The most bytes the walk's own tables took, counted by their
+    /// capacity (so the same on every machine); a run's world comes on
+    /// top, one at a time.
+    pub table_bytes: u64,
     /// Why the walk stopped short of covering everything within its
     /// bounds, if it did.
     pub cut_short: Option<String>,
@@ -129,6 +153,16 @@ struct Todo {
     next: u32,
     end: u32,
     deviations: u32,
+}
+
+fn capacity_bytes<T>(capacity: usize) -> u64 {
+    (capacity * std::mem::size_of::<T>()) as u64
+}
+
+/// What a hash table of `capacity` entries of `T` takes: a control byte
+/// per bucket besides the entry, and buckets kept at most 7/8 full.
+pub(super) fn hashed_bytes<T>(capacity: usize) -> u64 {
+    (capacity as u64 * 8 / 7) * (std::mem::size_of::<T>() as u64 + 1)
 }
 
 /// The tape of `node`, rebuilt from its ancestors.
@@ -184,10 +218,17 @@ pub fn walk(
             },
         };
         let Some(mut t) = next else { break };
+        let bytes = seen.table_bytes()
+            + capacity_bytes::<Node>(nodes.capacity())
+            + capacity_bytes::<Todo>(todo.capacity() + hot.capacity())
+            + hashed_bytes::<u64>(shapes.capacity());
+        sum.table_bytes = sum.table_bytes.max(bytes);
         let stop = if crate::interrupt::stopping() {
             Some("interrupted".to_string())
         } else if sum.states >= limits.states_max {
             Some(format!("state bound of {} reached", limits.states_max))
+        } else if bytes >= limits.mib_max.saturating_mul(1 << 20) {
+            Some(format!("memory bound of {} MiB reached", limits.mib_max))
         } else {
             None
         };
@@ -291,6 +332,7 @@ pub fn walk(
             states: sum.states,
             deviations: sum.deviations,
             frontier: (todo.len() + hot.len()) as u64,
+            table_bytes: sum.table_bytes,
         });
     }
     sum.frontier = (todo.len() + hot.len()) as u64;

@@ -164,6 +164,28 @@ pub(crate) fn run_guarded(
     })?
 }
 
+/// Every run of `scenario` with `bugs` within `limits` (`dst explore` as
+/// a library call): each tape run as `seed` with the walk's knowledge, a
+/// harness panic an error. `progress` hears of every run.
+pub fn explore(
+    registry: &Registry,
+    scenario: &Scenario,
+    seed: u64,
+    bugs: &[String],
+    limits: crate::explore::search::Limits,
+    progress: impl FnMut(&crate::explore::search::Progress),
+) -> Result<(crate::explore::search::Summary, Option<crate::explore::search::Found>), String> {
+    let run = |tape: &crate::explore::Tape, known: &crate::explore::Known| {
+        let fixed = Overrides {
+            explore: Some(tape.clone()),
+            explore_known: Some(known.clone()),
+            ..Overrides::default()
+        };
+        run_guarded(registry, scenario, seed, bugs, fixed)
+    };
+    crate::explore::search::walk(limits, run, progress)
+}
+
 /// `out`'s run again (its seed, plan and calm messages) holding `keep`:
 /// the events a run had dropped, regenerated. `scenario` is the one `out`
 /// ran (before its knobs were drawn).

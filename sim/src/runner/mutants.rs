@@ -24,6 +24,8 @@ pub struct Target {
     /// Where the correct model, or the fixed release, runs the same seeds.
     pub control: String,
     pub invariants: Vec<String>,
+    /// "safety" or "liveness", as catalogued.
+    pub kind: &'static str,
     /// The pinned release, for a real bug.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub release: Option<String>,
@@ -64,6 +66,9 @@ pub struct ExploreHunt {
     pub found_by: Option<String>,
     /// The order of the walk that found it ("breadth" or "guided").
     pub order: Option<&'static str>,
+    /// The faults that walk allowed: "all" the profile has, or one kind
+    /// ("crashes", "partitions", ...).
+    pub faults: Option<&'static str>,
     /// Deviations of the find's tape.
     pub deviations: Option<u32>,
     /// Choices of the find's tape (up to its last deviation).
@@ -171,6 +176,7 @@ pub fn targets(registry: &Registry, only: &[String]) -> Result<Vec<Target>, Stri
         scenario: b.scenario.to_string(),
         control: b.scenario.to_string(),
         invariants: b.invariants.iter().map(|s| s.to_string()).collect(),
+        kind: b.kind,
         release: None,
     };
     let real = |(_, b): (_, &crate::registry::RealBug)| Target {
@@ -179,6 +185,7 @@ pub fn targets(registry: &Registry, only: &[String]) -> Result<Vec<Target>, Stri
         scenario: b.scenario.to_string(),
         control: b.fixed_scenario.to_string(),
         invariants: b.invariants.iter().map(|s| s.to_string()).collect(),
+        kind: b.kind,
         release: Some(b.release.to_string()),
     };
     if only.is_empty() {
@@ -393,6 +400,7 @@ fn hunt_explored(registry: &Registry, target: &Target, limits: Limits) -> Explor
     let mut h = ExploreHunt {
         found_by: None,
         order: None,
+        faults: None,
         deviations: None,
         choices: None,
         states: 0,
@@ -406,34 +414,40 @@ fn hunt_explored(registry: &Registry, target: &Target, limits: Limits) -> Explor
             return h;
         }
     };
-    let run = |tape: &crate::explore::Tape, known: &crate::explore::Known| {
-        let fixed = crate::world::Overrides {
-            explore: Some(tape.clone()),
-            explore_known: Some(known.clone()),
-            ..Default::default()
-        };
-        super::run_guarded(registry, &scenario, 0, &bugs, fixed)
-    };
-    let half = (limits.states_max / 2).max(1);
-    for order in [Order::Breadth, Order::Guided] {
+    // Fewest deviations first with every fault kind of the profile (the
+    // shortest finds); then each kind alone, as far as the deviations
+    // allow (a bug that needs one kind twice, as a crash and a restart);
+    // then new protocol shapes first with every kind (several exact
+    // turns). Each walk has an equal share of the states.
+    let mut walks = vec![("all", Order::Breadth, limits.bounds)];
+    walks.extend(
+        crate::world::one_fault_kind_each(&scenario, limits.bounds)
+            .into_iter()
+            .map(|(kind, b)| (kind, Order::Breadth, b)),
+    );
+    walks.push(("all", Order::Guided, limits.bounds));
+    let share = (limits.states_max / walks.len() as u64).max(1);
+    for (faults, order, bounds) in walks {
         let l = Limits {
             order,
-            states_max: half,
+            bounds,
+            states_max: share,
             ..limits
         };
-        match crate::explore::search::walk(l, run, |_| {}) {
+        match super::explore(registry, &scenario, 0, &bugs, l, |_| {}) {
             Ok((sum, found)) => {
                 h.states += sum.states;
                 if let Some(f) = found {
                     h.found_by = Some(outcome::cause(&f.outcome).unwrap_or_else(|| outcome::describe(&f.outcome)));
                     h.order = Some(order.name());
+                    h.faults = Some(faults);
                     h.deviations = Some(f.deviations);
                     h.choices = Some(f.tape.choices.len() as u32);
                     break;
                 }
-                // Every state within the bounds was walked: the other
+                // Every state within the bounds was walked: the guided
                 // order would walk the same ones.
-                if sum.complete() {
+                if sum.complete() && faults == "all" {
                     break;
                 }
             }

@@ -23,6 +23,15 @@ pub use panic::{install_panic_hook, panic_text};
 pub(crate) use panic::{take_panic_host, InAsyncRun, InRun};
 pub use verdict::{Overrides, RunOutcome, RunSpec, Status, Verdict};
 
+/// `bounds` narrowed to each one kind of fault `scenario`'s profile has
+/// (see `dst mutants --explore`), named by the kind.
+pub fn one_fault_kind_each(
+    scenario: &crate::scenario::Scenario,
+    bounds: crate::explore::Bounds,
+) -> Vec<(&'static str, crate::explore::Bounds)> {
+    explore::Allowed::of(scenario).one_kind_each(bounds)
+}
+
 use crate::calm::Calm;
 use crate::check::Invariant;
 use crate::event::{DropCause, EventKind};

@@ -338,6 +338,10 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             next_ticket: &mut slot.next_ticket,
             out: std::mem::take(&mut self.spare),
             outputs_max: limits::STEP_OUTPUTS_MAX,
+            choices: match (choosing, self.walk.as_deref_mut()) {
+                (true, Some(w)) => Some(w as &mut dyn crate::machine::Choices),
+                _ => None,
+            },
         };
         let what = input.brief();
         let result = catch_unwind(AssertUnwindSafe(|| match input {

@@ -46,6 +46,9 @@ pub(super) struct Walk<Msg> {
     /// Past the run's last choice: every fault healed, events happen in
     /// their natural order until the liveness deadline.
     settling: bool,
+    /// A model's decision met a tape entry beyond its outcomes: the tape
+    /// was not made by this scenario, seed and bug switches.
+    bad_tape: Option<String>,
 }
 
 struct Pending<Msg> {
@@ -75,6 +78,7 @@ impl<Msg> Walk<Msg> {
             known,
             met: false,
             settling: false,
+            bad_tape: None,
             bounds: tape.bounds,
             tape: tape.choices,
             cursor: 0,
@@ -115,6 +119,51 @@ impl<Msg> Walk<Msg> {
             choices: self.tape,
         };
         (self.points, tape)
+    }
+}
+
+/// A model's own decision (see [`crate::machine::Io::choice`]) is a
+/// choice like any other: the tape names which outcome, 0 the drawn one
+/// and `k` the `k`-th of the others. A state in the middle of a step has
+/// no digest the world can take (the node is busy), so it is told by the
+/// choices that led to it, which no other path shares: nothing meets it
+/// again, and the next state between steps is met as any other.
+impl<Msg> crate::machine::Choices for Walk<Msg> {
+    fn choose(&mut self, drawn: u32, of: u32) -> u32 {
+        if self.settling || self.cursor >= self.bounds.depth as usize {
+            return drawn;
+        }
+        let pick = if self.cursor < self.tape.len() {
+            let c = self.tape[self.cursor];
+            self.cursor += 1;
+            if c >= of {
+                self.bad_tape.get_or_insert(format!(
+                    "choice {} of the tape is outcome {c} of {of}: the tape was not made by this scenario, seed and \
+                     bug switches",
+                    self.cursor
+                ));
+                0
+            } else {
+                c
+            }
+        } else {
+            use std::hash::{Hash, Hasher};
+            let mut h = crate::hash::StableHasher::default();
+            (0xc401_u16, &self.tape, self.cursor).hash(&mut h);
+            let shape = self.points.last().map_or(0, |p| p.shape);
+            self.points.push(Point {
+                digest: h.finish(),
+                moves: of,
+                shape,
+            });
+            self.cursor += 1;
+            0
+        };
+        match pick {
+            0 => drawn,
+            k if k <= drawn => k - 1,
+            k => k,
+        }
     }
 }
 
@@ -200,6 +249,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// an invariant.
     pub(super) fn explore_next(&mut self) -> Option<(u64, Ev<M::Msg>)> {
         loop {
+            if let Some(msg) = self.walk.as_mut().and_then(|w| w.bad_tape.take()) {
+                self.verdict.get_or_insert(Verdict::error(msg, vec![]));
+            }
             if self.verdict.is_some() {
                 return None;
             }
@@ -242,14 +294,19 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                     });
                     // What follows a state the walk expanded with as much
                     // budget was explored from there: the run ends, and
-                    // the walk counts the meeting. A run meeting its own
-                    // earlier state goes round a cycle it has walked.
+                    // the walk counts the meeting.
                     let left = (
                         w.bounds.deviations.saturating_sub(w.spent),
                         w.bounds.depth.saturating_sub(w.cursor as u32),
                     );
-                    let again = w.points[..w.points.len() - 1].iter().any(|p| p.digest == digest);
-                    if again || w.known.as_ref().is_some_and(|k| k.covers(digest, left)) {
+                    // A run back at a state it passed goes round that
+                    // cycle for good: its choices end here, and it settles
+                    // (where liveness is judged), since a cycle in which
+                    // nothing progresses is how a livelock shows.
+                    if w.points[..w.points.len() - 1].iter().any(|p| p.digest == digest) {
+                        return None;
+                    }
+                    if w.known.as_ref().is_some_and(|k| k.covers(digest, left)) {
                         w.met = true;
                         return None;
                     }

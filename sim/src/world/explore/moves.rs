@@ -9,6 +9,7 @@
 
 use super::super::{Ev, World, MS};
 use crate::event::{DropCause, EventKind};
+use crate::explore::Bounds;
 use crate::machine::{Machine, MsgInfo, NodeId};
 use crate::nemesis::{Action, DiskFault, Target};
 use crate::scenario::Scenario;
@@ -69,6 +70,54 @@ impl Allowed {
             skew_ns: (f.skew_ms_max * MS) as i64,
             drift_ppm: f.drift_ppm_max,
         }
+    }
+}
+
+impl Allowed {
+    /// `bounds` narrowed to each one kind of fault the profile has, that
+    /// kind allowed as often as the deviation bound lets any move be, the
+    /// others not at all: a bug that needs one kind of fault, maybe more
+    /// than once, is reached with the branching of that kind alone rather
+    /// than of every kind at once (swarm testing's feature omission, over
+    /// an exhaustive walk). Named by the kind.
+    pub(in crate::world) fn one_kind_each(&self, bounds: Bounds) -> Vec<(&'static str, Bounds)> {
+        let none = Bounds {
+            crashes: 0,
+            drops: 0,
+            duplicates: 0,
+            partitions: 0,
+            pauses: 0,
+            clocks: 0,
+            disks: 0,
+            ..bounds
+        };
+        let n = bounds.deviations.max(1);
+        let kinds = [
+            (
+                "crashes",
+                self.crash && !self.fallible.is_empty(),
+                Bounds { crashes: n, ..none },
+            ),
+            ("drops", self.drop, Bounds { drops: n, ..none }),
+            ("duplicates", self.duplicate, Bounds { duplicates: n, ..none }),
+            ("partitions", self.partition, Bounds { partitions: n, ..none }),
+            (
+                "pauses",
+                self.pause && !self.fallible.is_empty(),
+                Bounds { pauses: n, ..none },
+            ),
+            ("clocks", self.clock, Bounds { clocks: n, ..none }),
+            (
+                "disks",
+                self.disk && !self.fallible.is_empty(),
+                Bounds { disks: n, ..none },
+            ),
+        ];
+        kinds
+            .into_iter()
+            .filter(|k| k.1)
+            .map(|(name, _, b)| (name, b))
+            .collect()
     }
 }
 
