@@ -99,35 +99,49 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             w.follower_get_weight,
         ];
         let total: u64 = mix.iter().map(|x| *x as u64).sum();
-        let mut r = range(&mut self.work_rng, 0, total - 1) as u32;
+        let r = range(&mut self.work_rng, 0, total - 1) as u32;
+        let mut drawn = mix.len() - 1;
+        let mut below = 0;
+        for (i, weight) in mix.into_iter().enumerate() {
+            below += weight;
+            if r < below {
+                drawn = i;
+                break;
+            }
+        }
+        // Under exploration the kind of operation is a choice like the
+        // model's own (`Io::choice`): the drawn one is natural, every other
+        // kind the workload has is a departure, so a bug that needs a read
+        // at one exact point is not left to what the seed drew.
+        let kinds: Vec<usize> = (0..mix.len()).filter(|&i| mix[i] > 0).collect();
+        let kind = match self.walk.as_deref_mut() {
+            Some(w) if kinds.len() > 1 => {
+                use crate::machine::Choices;
+                let at = kinds.iter().position(|&k| k == drawn).unwrap_or(0);
+                kinds[w.choose(at as u32, kinds.len() as u32) as usize]
+            }
+            _ => drawn,
+        };
         let spell = match w.read_spell_ms {
             0 => None,
             ms => self.read_only_spells.get((self.now / (ms * MS)) as usize),
         };
-        if spell == Some(&true) && (r as u64) < (w.put_weight + w.append_weight) as u64 {
-            return KvOp::Get { key };
-        }
-        for (i, weight) in mix.into_iter().enumerate() {
-            if r < weight {
-                return match i {
-                    3 if spell == Some(&true) => KvOp::Get { key },
-                    0 => KvOp::Put { key, value },
-                    1 => KvOp::Append { key, value },
-                    2 => KvOp::Get { key },
-                    3 => {
-                        let expected = self.clients[client as usize]
-                            .last_read
-                            .get(&key)
-                            .cloned()
-                            .unwrap_or_default();
-                        KvOp::Cas { key, expected, value }
-                    }
-                    _ => KvOp::FollowerGet { key },
-                };
+        match kind {
+            // A read-only spell turns every write into a read.
+            0 | 1 | 3 if spell == Some(&true) => KvOp::Get { key },
+            0 => KvOp::Put { key, value },
+            1 => KvOp::Append { key, value },
+            2 => KvOp::Get { key },
+            3 => {
+                let expected = self.clients[client as usize]
+                    .last_read
+                    .get(&key)
+                    .cloned()
+                    .unwrap_or_default();
+                KvOp::Cas { key, expected, value }
             }
-            r -= weight;
+            _ => KvOp::FollowerGet { key },
         }
-        KvOp::Get { key }
     }
 
     pub(super) fn invoke(&mut self, client: u32) {
