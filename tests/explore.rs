@@ -120,6 +120,10 @@ fn bad_input_is_one_line_and_exit_2() {
             "--max-states",
         ),
         (vec!["explore", "raft-crash-restart", "--max-mib", "0"], "--max-mib"),
+        (
+            vec!["explore", "raft-crash-restart", "--invariant", "no-such-invariant"],
+            "--invariant no-such-invariant",
+        ),
         (vec!["explore", "raft-crash-restart", "--bug", "nope"], "nope"),
     ] {
         let o = dst(&args);
