@@ -24,8 +24,6 @@ pub struct Target {
     /// Where the correct model, or the fixed release, runs the same seeds.
     pub control: String,
     pub invariants: Vec<String>,
-    /// "safety" or "liveness", as catalogued.
-    pub kind: &'static str,
     /// The pinned release, for a real bug.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub release: Option<String>,
@@ -58,9 +56,9 @@ pub struct Hunt {
     pub explored: Option<ExploreHunt>,
 }
 
-/// A hunt by `dst explore`'s walk: fewest deviations first, so that a
-/// find is a shortest counterexample; where that finds nothing within
-/// half the states, new protocol shapes first with the other half.
+/// A hunt by `dst explore`'s walks (see `hunt_explored`): fewest
+/// deviations first, so that a find is a shortest counterexample, then
+/// one fault kind at a time, then new protocol shapes first.
 #[derive(Debug, Serialize)]
 pub struct ExploreHunt {
     pub found_by: Option<String>,
@@ -73,7 +71,7 @@ pub struct ExploreHunt {
     pub deviations: Option<u32>,
     /// Choices of the find's tape (up to its last deviation).
     pub choices: Option<u32>,
-    /// Distinct states met until the find, or in all, over both walks.
+    /// Distinct states met until the find, or in all, over every walk.
     pub states: u64,
     pub wall_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -176,7 +174,6 @@ pub fn targets(registry: &Registry, only: &[String]) -> Result<Vec<Target>, Stri
         scenario: b.scenario.to_string(),
         control: b.scenario.to_string(),
         invariants: b.invariants.iter().map(|s| s.to_string()).collect(),
-        kind: b.kind,
         release: None,
     };
     let real = |(_, b): (_, &crate::registry::RealBug)| Target {
@@ -185,7 +182,6 @@ pub fn targets(registry: &Registry, only: &[String]) -> Result<Vec<Target>, Stri
         scenario: b.scenario.to_string(),
         control: b.fixed_scenario.to_string(),
         invariants: b.invariants.iter().map(|s| s.to_string()).collect(),
-        kind: b.kind,
         release: Some(b.release.to_string()),
     };
     if only.is_empty() {

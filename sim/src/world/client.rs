@@ -113,14 +113,16 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         // model's own (`Io::choice`): the drawn one is natural, every other
         // kind the workload has is a departure, so a bug that needs a read
         // at one exact point is not left to what the seed drew.
-        let kinds: Vec<usize> = (0..mix.len()).filter(|&i| mix[i] > 0).collect();
         let kind = match self.walk.as_deref_mut() {
-            Some(w) if kinds.len() > 1 => {
+            Some(w) => {
                 use crate::machine::Choices;
-                let at = kinds.iter().position(|&k| k == drawn).unwrap_or(0);
-                kinds[w.choose(at as u32, kinds.len() as u32) as usize]
+                let kinds: Vec<usize> = (0..mix.len()).filter(|&i| mix[i] > 0).collect();
+                match kinds.iter().position(|&k| k == drawn) {
+                    Some(at) if kinds.len() > 1 => kinds[w.choose(at as u32, kinds.len() as u32) as usize],
+                    _ => drawn,
+                }
             }
-            _ => drawn,
+            None => drawn,
         };
         let spell = match w.read_spell_ms {
             0 => None,
