@@ -157,8 +157,10 @@ pub trait Machine {
 
     /// A digest of everything this incarnation's future behaviour depends
     /// on, for `dst explore` to visit each state once: two nodes with equal
-    /// digests must act alike on equal inputs. [`crate::hash::debug_digest`]
-    /// of the node is a sound choice when its state derives `Debug`.
+    /// digests must act alike on equal inputs. [`crate::hash::state_digest`]
+    /// of the node is a sound choice when its state derives `Hash`, and
+    /// [`crate::hash::debug_digest`] when it derives only `Debug` (it
+    /// formats the whole state at every choice: several times slower).
     ///
     /// `None` (the default) still explores, soundly: the world then tells
     /// a node's states apart by everything it was handed since it booted

@@ -6,7 +6,7 @@ use sim::event::{ModelEvent, Role};
 use sim::workload::{ClientReply, KvResult};
 use std::collections::VecDeque;
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Hash)]
 pub(super) struct ApplyQueue {
     /// Inclusive index ranges, in commit order.
     ranges: VecDeque<(u64, u64)>,

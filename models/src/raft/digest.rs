@@ -12,7 +12,7 @@
 
 use super::msg::RaftMsg;
 use super::{Gated, Progress, Raft};
-use sim::hash::debug_digest;
+use sim::hash::state_digest;
 use sim::machine::{NodeId, Now};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -109,7 +109,7 @@ impl Raft {
             held.push((ticket, r(*to), msg.relative(now)?));
         }
         let set = |s: &BTreeSet<NodeId>| s.iter().map(|x| r(*x)).collect::<BTreeSet<_>>();
-        let text = debug_digest(&(
+        let text = state_digest(&(
             (
                 r(*id),
                 term,

@@ -30,7 +30,7 @@ pub enum Merge {
     Refused,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Hash)]
 pub struct Hlc {
     last: Timestamp,
 }
@@ -90,7 +90,7 @@ impl Hlc {
 }
 
 /// Per-node HLC state beside the clock itself.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Hash)]
 pub(super) struct HlcState {
     pub(super) clock: Hlc,
     /// Peers whose timestamps are being refused; a refusal is reported when

@@ -55,7 +55,7 @@ pub fn live_for_others(expires_at_ns: u64, now_ns: u64, margin_ns: u64) -> bool 
     now_ns < expires_at_ns.saturating_add(margin_ns)
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Hash)]
 pub(super) struct Leases {
     /// Descriptors this node is using now.
     held: BTreeMap<u32, Held>,
@@ -65,7 +65,7 @@ pub(super) struct Leases {
     pending: BTreeMap<u32, Pending>,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Hash)]
 struct Held {
     expires_at_ns: u64,
     /// Renewals still to propose before letting the lease lapse, so that
@@ -73,7 +73,7 @@ struct Held {
     renewals_left: u64,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 struct Pending {
     grant: LeaseGrant,
     at_mono_ns: u64,

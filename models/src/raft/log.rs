@@ -34,7 +34,7 @@ impl Entry {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Log {
     snapshot_index: u64,
     snapshot_term: u64,

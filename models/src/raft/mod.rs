@@ -293,7 +293,7 @@ impl Machine for Raft {
 
     fn record_digest_renamed(rec: &RaftRec, now: &Now, ids: &[NodeId]) -> Option<u64> {
         match rec {
-            RaftRec::HardState { term, vote } => Some(sim::hash::debug_digest(&RaftRec::HardState {
+            RaftRec::HardState { term, vote } => Some(sim::hash::state_digest(&RaftRec::HardState {
                 term: *term,
                 vote: vote.map(|x| ids.get(x).copied().unwrap_or(x)),
             })),
@@ -307,7 +307,7 @@ impl Machine for Raft {
             RaftRec::Entries(es) => es.iter().any(|e| e.lease.is_some()),
             _ => false,
         };
-        (!leased).then(|| sim::hash::debug_digest(rec))
+        (!leased).then(|| sim::hash::state_digest(rec))
     }
 
     fn boot(&mut self, io: &mut Io<Self>) {

@@ -8,7 +8,7 @@ use super::swim::SwimMsg;
 use serde::Serialize;
 use sim::machine::MsgInfo;
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Hash)]
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum RaftMsg {
     /// "Would you vote for me in `term`?" `term` is the prober's term + 1;
@@ -94,7 +94,7 @@ pub enum RaftMsg {
 /// by the time the follower's clock read `stamp_ns` is at or below `commit`.
 /// The leader had that stamp in hand when it sent a heartbeat round that a
 /// quorum then acknowledged, so no newer leader existed by then.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Hash)]
 pub struct Vouch {
     pub commit: u64,
     pub stamp_ns: u64,
@@ -138,7 +138,7 @@ impl RaftMsg {
 
 impl MsgInfo for RaftMsg {
     fn digest_at(&self, now: &sim::machine::Now) -> Option<u64> {
-        self.relative(now).map(|m| sim::hash::debug_digest(&m))
+        self.relative(now).map(|m| sim::hash::state_digest(&m))
     }
 
     /// No message names a node, but for leases and gossip, which give no

@@ -70,7 +70,7 @@ pub(super) fn staleness_window_ns(staleness_ns: u64, drift_ppm: u64) -> u64 {
 }
 
 /// A heartbeat round the leader opened.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 struct Round {
     round: u64,
     /// The leader's monotonic clock when the round went out.
@@ -81,13 +81,13 @@ struct Round {
     stamps: BTreeMap<NodeId, u64>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum ReadKind {
     Linearizable,
     Follower,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 struct PendingRead {
     req_id: u64,
     key: u32,
@@ -99,7 +99,7 @@ struct PendingRead {
 }
 
 /// Read-path state. The leader part is reset at every election won.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Hash)]
 pub(super) struct Reads {
     /// Index of this term's first entry: its no-op, or under
     /// commit-old-term-by-count (no no-op) the first entry proposed in it.

@@ -11,7 +11,7 @@ pub type KvData = KvMap;
 /// cover them as they cover client data. A record is `[seq, holder, expires_at_ns]`.
 pub const LEASE_KEY_BASE: u32 = 0xFFFF_0000;
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct KvStore {
     map: KvData,
 }

@@ -10,7 +10,7 @@ use super::log::{Entry, Log};
 use super::state_machine::{digest_of, KvData};
 use sim::machine::NodeId;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum RaftRec {
     HardState {
         term: u64,
@@ -30,7 +30,7 @@ pub enum RaftRec {
 }
 
 /// A state-machine image at `index`, the term of the entry at `index`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Snapshot {
     pub index: u64,
     pub term: u64,

@@ -24,14 +24,14 @@ pub const SWIM_PROBE: TimerId = 17;
 /// Rumours piggybacked on one message, besides the sender's own.
 const GOSSIP_PER_MSG: usize = 6;
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Hash)]
 pub struct Rumour {
     pub node: NodeId,
     pub state: MemberState,
     pub incarnation: u64,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Hash)]
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum SwimMsg {
     Ping { seq: u64, rumours: Vec<Rumour> },
@@ -72,7 +72,7 @@ pub fn boot_incarnation(persisted: Option<u64>, reset_bug: bool) -> u64 {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Hash)]
 struct Member {
     state: MemberState,
     incarnation: u64,
@@ -80,7 +80,7 @@ struct Member {
     suspect_since_ns: u64,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Hash)]
 pub(super) struct Swim {
     /// The newest incarnation, perhaps not yet durable.
     incarnation: u64,

@@ -39,7 +39,7 @@ impl Client {
     /// [`crate::machine::Machine::digest_renamed`]).
     pub(super) fn digest_renamed(&self, ids: &[NodeId]) -> u64 {
         use std::hash::{Hash, Hasher};
-        let mut h = crate::hash::StableHasher::default();
+        let mut h = crate::hash::WordHasher::default();
         let r = |x: &NodeId| ids[*x];
         match &self.op {
             None => 0u8.hash(&mut h),

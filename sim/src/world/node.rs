@@ -159,7 +159,7 @@ impl<M: Machine> Slot<M> {
     /// Folds one input, handed at `now`, into [`Slot::history`].
     fn witness(&mut self, now: u64, input: &Input<M>) {
         use std::hash::{Hash, Hasher};
-        let mut h = crate::hash::StableHasher::default();
+        let mut h = crate::hash::WordHasher::default();
         (self.history, now).hash(&mut h);
         match input {
             Input::Boot => (0u8, debug_digest(self.disk.durable())).hash(&mut h),

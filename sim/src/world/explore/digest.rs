@@ -3,7 +3,7 @@
 
 use super::super::{Ev, World};
 use crate::clock::WALL_EPOCH_NS;
-use crate::hash::{debug_digest, StableHasher};
+use crate::hash::{debug_digest, WordHasher};
 use crate::machine::{Machine, MsgInfo, NodeId, Now};
 use std::hash::{Hash, Hasher};
 
@@ -42,7 +42,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             wall_ns: WALL_EPOCH_NS + now,
         };
         let mut relative = self.read_only_spells.is_empty();
-        let mut h = StableHasher::default();
+        let mut h = WordHasher::default();
         for slot in &self.nodes {
             let clocks = Now {
                 mono_ns: slot.clock.mono_ns(now),
@@ -83,7 +83,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             .pending
             .iter()
             .map(|p| {
-                let mut e = StableHasher::default();
+                let mut e = WordHasher::default();
                 (p.lo.max(now) - now, p.hi.max(now) - now, p.at.max(now) - now).hash(&mut e);
                 relative &= self.ev_digest(&p.ev, &in_flight, &mut e);
                 e.finish()
@@ -114,7 +114,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// The state as the protocol sees it (see [`Point::shape`]).
     pub(super) fn shape(&self) -> u64 {
         let w = self.walk.as_ref().expect("exploring");
-        let mut h = StableHasher::default();
+        let mut h = WordHasher::default();
         for slot in &self.nodes {
             (slot.machine.is_some(), &slot.role, slot.shape).hash(&mut h);
             (slot.paused_until > self.now).hash(&mut h);
@@ -138,7 +138,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// An event's part of the digest, without the ids the world numbers
     /// its events by (no node sees them); false where it holds a message
     /// that gives no relative digest.
-    fn ev_digest(&self, ev: &Ev<M::Msg>, now: &Now, h: &mut StableHasher) -> bool {
+    fn ev_digest(&self, ev: &Ev<M::Msg>, now: &Now, h: &mut WordHasher) -> bool {
         let mut relative = true;
         match ev {
             Ev::Deliver {

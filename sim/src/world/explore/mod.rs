@@ -148,7 +148,7 @@ impl<Msg> crate::machine::Choices for Walk<Msg> {
             }
         } else {
             use std::hash::{Hash, Hasher};
-            let mut h = crate::hash::StableHasher::default();
+            let mut h = crate::hash::WordHasher::default();
             (0xc401_u16, &self.tape, self.cursor).hash(&mut h);
             let shape = self.points.last().map_or(0, |p| p.shape);
             self.points.push(Point {

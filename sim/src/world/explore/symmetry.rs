@@ -14,7 +14,7 @@
 
 use super::super::{Ev, World};
 use crate::clock::WALL_EPOCH_NS;
-use crate::hash::{debug_digest, StableHasher};
+use crate::hash::{debug_digest, WordHasher};
 use crate::machine::{Machine, MsgInfo, NodeId, Now};
 use crate::scenario::Scenario;
 use crate::workload::ClientReply;
@@ -76,7 +76,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         };
         let mut by_name: Vec<NodeId> = (0..ids.len()).collect();
         by_name.sort_by_key(|&x| ids[x]);
-        let mut h = StableHasher::default();
+        let mut h = WordHasher::default();
         // Apart from every digest that renames nothing.
         0x5e_u8.hash(&mut h);
         for x in by_name {
@@ -84,7 +84,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
         let mut events = Vec::with_capacity(w.pending.len());
         for p in &w.pending {
-            let mut e = StableHasher::default();
+            let mut e = WordHasher::default();
             (p.lo.max(now) - now, p.hi.max(now) - now, p.at.max(now) - now).hash(&mut e);
             self.ev_renamed(&p.ev, &in_flight, ids, &mut e)?;
             events.push(e.finish());
@@ -112,7 +112,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             mono_ns: c.mono_ns(now),
             wall_ns: c.wall_ns(now),
         };
-        let mut h = StableHasher::default();
+        let mut h = WordHasher::default();
         (c.skew_ns(now), clocks.mono_ns as i128 - now as i128, c.drift_since(now)).hash(&mut h);
         super::digest::left(slot.paused_until, now).hash(&mut h);
         let in_flight = Now {
@@ -139,7 +139,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
 
     /// An event's part of the renamed digest; `None` where it holds what
     /// cannot be renamed.
-    fn ev_renamed(&self, ev: &Ev<M::Msg>, now: &Now, ids: &[NodeId], h: &mut StableHasher) -> Option<()> {
+    fn ev_renamed(&self, ev: &Ev<M::Msg>, now: &Now, ids: &[NodeId], h: &mut WordHasher) -> Option<()> {
         let r = |x: &NodeId| ids[*x];
         match ev {
             Ev::Deliver {
