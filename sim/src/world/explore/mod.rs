@@ -13,7 +13,7 @@ use super::{Ev, Verdict, World, MS};
 use crate::explore::{Bounds, Known, Point, Tape};
 use crate::machine::{Machine, NodeId};
 use crate::rng::range;
-use moves::{Move, Used};
+use moves::Used;
 use rand_chacha::ChaCha8Rng;
 
 pub(super) struct Walk<Msg> {
@@ -256,15 +256,17 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 return None;
             }
             self.drop_void();
+            if self.walk.as_ref().is_some_and(|w| w.settling) {
+                // Past the choices only the natural event matters: found
+                // without listing every move, since a settling run
+                // simulates seconds and this is paid at every event.
+                let i = self.natural()?;
+                let w = self.walk.as_mut().expect("exploring");
+                let p = w.pending.remove(i);
+                return Some((p.at.max(self.now), p.ev));
+            }
             let moves = self.moves();
             let w = self.walk.as_mut().expect("exploring");
-            if w.settling {
-                let Some(&Move::Fire(i, t)) = moves.first() else {
-                    return None;
-                };
-                let p = w.pending.remove(i);
-                return Some((t.max(self.now), p.ev));
-            }
             let pick = match moves.len() {
                 0 => return None,
                 1 => 0,
@@ -363,6 +365,36 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         true
     }
 
+    /// The event that happens next in the natural order: the earliest
+    /// instant (then the earliest queued) among those in turn. Its window
+    /// opens before every other closes, since its instant is in its window
+    /// and no later than any other's.
+    fn natural(&self) -> Option<usize> {
+        let w = self.walk.as_ref().expect("exploring");
+        // Nodes with an fsync earlier in the queue, as a bit each (the
+        // few beyond 64 nodes are asked of `in_turn`).
+        let mut syncing = 0u64;
+        let mut best: Option<(u64, u64, usize)> = None;
+        for (i, p) in w.pending.iter().enumerate() {
+            if let Ev::Fsync { node, .. } = &p.ev {
+                let first = match *node {
+                    n if n < 64 => syncing & (1 << n) == 0,
+                    _ => self.in_turn(i),
+                };
+                if *node < 64 {
+                    syncing |= 1 << *node;
+                }
+                if !first {
+                    continue;
+                }
+            }
+            if best.is_none_or(|(at, seq, _)| (p.at, p.seq) < (at, seq)) {
+                best = Some((p.at, p.seq, i));
+            }
+        }
+        best.map(|b| b.2)
+    }
+
     /// An fsync completes after every fsync its node issued before it.
     fn in_turn(&self, i: usize) -> bool {
         let w = self.walk.as_ref().expect("exploring");
@@ -378,15 +410,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// fsync of an earlier incarnation, an answer no client waits for):
     /// they are no choice, and only their time would pass.
     fn drop_void(&mut self) {
-        let Some(w) = self.walk.as_ref() else { return };
-        let void: Vec<bool> = w.pending.iter().map(|p| self.is_void(&p.ev)).collect();
-        if let Some(w) = self.walk.as_mut() {
-            let mut i = 0;
-            w.pending.retain(|_| {
-                i += 1;
-                !void[i - 1]
-            });
-        }
+        let Some(mut w) = self.walk.take() else { return };
+        w.pending.retain(|p| !self.is_void(&p.ev));
+        self.walk = Some(w);
     }
 
     fn is_void(&self, ev: &Ev<M::Msg>) -> bool {
