@@ -371,24 +371,12 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// and no later than any other's.
     fn natural(&self) -> Option<usize> {
         let w = self.walk.as_ref().expect("exploring");
-        // Nodes with an fsync earlier in the queue, as a bit each (the
-        // few beyond 64 nodes are asked of `in_turn`).
-        let mut syncing = 0u64;
         let mut best: Option<(u64, u64, usize)> = None;
         for (i, p) in w.pending.iter().enumerate() {
-            if let Ev::Fsync { node, .. } = &p.ev {
-                let first = match *node {
-                    n if n < 64 => syncing & (1 << n) == 0,
-                    _ => self.in_turn(i),
-                };
-                if *node < 64 {
-                    syncing |= 1 << *node;
-                }
-                if !first {
-                    continue;
-                }
-            }
-            if best.is_none_or(|(at, seq, _)| (p.at, p.seq) < (at, seq)) {
+            // Whether an fsync is in turn is asked only of one that would
+            // come first: the question walks the queue before it.
+            let earlier = best.is_none_or(|(at, seq, _)| (p.at, p.seq) < (at, seq));
+            if earlier && self.in_turn(i) {
                 best = Some((p.at, p.seq, i));
             }
         }
