@@ -115,8 +115,10 @@ pub enum Cmd {
         /// to 3 deviations and 3 client ops), in equal shares until one
         /// finds it: fewest deviations first with one of each fault the
         /// scenario's profile has; then each kind of fault alone, up to 3
-        /// of it; then new protocol shapes first with one of each. Found?
-        /// by which walk, at how many deviations and choices?
+        /// of it; then new protocol shapes first with one of each; then
+        /// runs five times as long with four times the ops, at up to 2
+        /// deviations. Found? by which walk, at how many deviations and
+        /// choices?
         #[arg(long, value_name = "STATES", num_args = 0..=1, default_missing_value = "200000")]
         explore: Option<u64>,
         /// Only these bugs (repeatable).

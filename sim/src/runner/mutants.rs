@@ -7,6 +7,7 @@
 use super::outcome::{self, Class};
 use super::{pool, run_seed_lean};
 use crate::explore::search::{Limits, Order};
+use crate::explore::Bounds;
 use crate::registry::Registry;
 use crate::world::Status;
 use serde::Serialize;
@@ -58,14 +59,16 @@ pub struct Hunt {
 
 /// A hunt by `dst explore`'s walks (see `hunt_explored`): fewest
 /// deviations first, so that a find is a shortest counterexample, then
-/// one fault kind at a time, then new protocol shapes first.
+/// one fault kind at a time, then new protocol shapes first, then long
+/// runs that depart little.
 #[derive(Debug, Serialize)]
 pub struct ExploreHunt {
     pub found_by: Option<String>,
     /// The order of the walk that found it ("breadth" or "guided").
     pub order: Option<&'static str>,
     /// The faults that walk allowed: "all" the profile has, or one kind
-    /// ("crashes", "partitions", ...).
+    /// ("crashes", "partitions", ...); "all, long" for the walk of long
+    /// runs that depart little.
     pub faults: Option<&'static str>,
     /// Deviations of the find's tape.
     pub deviations: Option<u32>,
@@ -389,6 +392,14 @@ fn hunt_guided(registry: &Registry, target: &Target, max_runs: u64) -> GuidedHun
     }
 }
 
+/// The long walk's runs make this many times the choices of the others,
+/// with this many times the client operations, at no more than this many
+/// deviations: at `raft-snapshot` a log reaches its compaction point (8
+/// entries) within 1,000 choices and 12 operations, not within 200 and 3.
+const LONG_DEPTH: u32 = 5;
+const LONG_OPS: u32 = 4;
+const LONG_DEVIATIONS: u32 = 2;
+
 /// The hunt by exploration: its walk until the first find.
 fn hunt_explored(registry: &Registry, target: &Target, limits: Limits) -> ExploreHunt {
     let start = Instant::now();
@@ -414,16 +425,34 @@ fn hunt_explored(registry: &Registry, target: &Target, limits: Limits) -> Explor
     // shortest finds); then each kind alone, as far as the deviations
     // allow (a bug that needs one kind twice, as a crash and a restart);
     // then new protocol shapes first with every kind (several exact
-    // turns). Each walk has an equal share of the states.
-    let mut walks = vec![("all", Order::Breadth, limits.bounds)];
+    // turns); then long runs that depart little (a bug that needs the run
+    // to go on rather than more turns: a lease to lapse and be taken
+    // again, a log to grow past its compaction point). Each walk has an
+    // equal share of the states the walks before it left.
+    let b = limits.bounds;
+    let mut walks = vec![("all", Order::Breadth, b)];
     walks.extend(
-        crate::world::one_fault_kind_each(&scenario, limits.bounds)
+        crate::world::one_fault_kind_each(&scenario, b)
             .into_iter()
             .map(|(kind, b)| (kind, Order::Breadth, b)),
     );
-    walks.push(("all", Order::Guided, limits.bounds));
-    let share = (limits.states_max / walks.len() as u64).max(1);
-    for (faults, order, bounds) in walks {
+    walks.push(("all", Order::Guided, b));
+    let long = Bounds {
+        depth: b.depth.saturating_mul(LONG_DEPTH),
+        ops: b.ops.saturating_mul(LONG_OPS),
+        deviations: b.deviations.min(LONG_DEVIATIONS),
+        ..b
+    };
+    walks.push(("all, long", Order::Breadth, long));
+    let count = walks.len() as u64;
+    let mut covered = false;
+    for (i, (faults, order, bounds)) in walks.into_iter().enumerate() {
+        if covered && faults != "all, long" {
+            continue;
+        }
+        // An equal share of what is left: a walk that covers its whole
+        // space early leaves the rest to the walks after it.
+        let share = (limits.states_max.saturating_sub(h.states) / (count - i as u64)).max(1);
         let l = Limits {
             order,
             bounds,
@@ -441,10 +470,11 @@ fn hunt_explored(registry: &Registry, target: &Target, limits: Limits) -> Explor
                     h.choices = Some(f.tape.choices.len() as u32);
                     break;
                 }
-                // Every state within the bounds was walked: the guided
-                // order would walk the same ones.
+                // Every state within the bounds was walked: the walks of
+                // one kind and the guided order would walk the same ones;
+                // only the long runs go where it did not.
                 if sum.complete() && faults == "all" {
-                    break;
+                    covered = true;
                 }
             }
             Err(e) => {
