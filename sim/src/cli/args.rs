@@ -214,7 +214,11 @@ pub struct ExploreArgs {
     /// ends at a later move, or where the run settles).
     #[arg(long, default_value_t = 0)]
     pub disks: u32,
-    /// Client operations per run.
+    /// Client operations per run while it makes choices (clients work on
+    /// freely once it settles). More than its choices can use (`--ops
+    /// 1000` at `--depth 1000`) lets them work through the whole run, as a
+    /// read-path bug needs: a write at a new leader and a read at the old
+    /// one, both after the leader change.
     #[arg(long, default_value_t = 1)]
     pub ops: u32,
     /// Check safety alone: a run is cut where its choices end instead of
