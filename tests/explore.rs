@@ -373,6 +373,31 @@ fn a_read_path_bug_is_found_when_clients_work_through_a_leader_change() {
     assert!(v["states"].as_u64().unwrap() >= 120_000, "{v}");
 }
 
+/// A read error is met at the node's next boot, wherever that comes: a
+/// node it took down and the walk never restarted boots into it where the
+/// run settles, before the heal ends it. So a store that takes an
+/// unreadable disk for an empty one is found at one deviation (the read
+/// error, the crash it comes with), its report replays, and the correct
+/// store passes as many states of the same bounds.
+#[test]
+fn a_read_error_is_met_at_the_boot_where_the_run_settles() {
+    let dir = support::scratch("explore", "read-error");
+    fn args(states: &str) -> Vec<&str> {
+        let bounds = ["--disks", "1", "--crashes", "1", "--drops", "0", "--deviations", "3"];
+        let mut a = vec!["snapshot-storage-faults", "--max-states", states];
+        a.extend(bounds);
+        a
+    }
+    let v = walk(&dir, Some("store-read-error-as-empty"), &args("200000"));
+    assert_eq!(v["found"]["verdict"]["invariant"], "offset-monotonic", "{v}");
+    assert_eq!(v["found"]["deviations"], 1, "{v}");
+    replays(&v);
+    let states = v["states"].as_u64().unwrap();
+    let v = walk(&dir, None, &args(&states.to_string()));
+    assert!(v["found"].is_null(), "{v}");
+    assert!(v["states"].as_u64().unwrap() >= states, "{v}");
+}
+
 /// The walk of kafka-flow's TLC table (`scenarios/tlc/`), a switch and the
 /// bounds of a row: its JSON summary and exit code.
 fn tlc(dir: &Path, scenario: &str, deviations: &str, args: &[&str]) -> (serde_json::Value, Option<i32>) {

@@ -115,7 +115,8 @@ pub enum Cmd {
         /// to 3 deviations and 3 client ops), in equal shares until one
         /// finds it: fewest deviations first with one of each fault the
         /// scenario's profile has; then each kind of fault alone, up to 3
-        /// of it; then new protocol shapes first with one of each; then
+        /// of it (disk faults with crashes); then new protocol shapes first
+        /// with one of each; then
         /// runs five times as long with four times the ops, at up to 2
         /// deviations. Found? by which walk, at how many deviations and
         /// choices?
@@ -195,9 +196,10 @@ pub struct ExploreArgs {
     #[arg(long, default_value_t = 0)]
     pub duplicates: u32,
     /// Times per run one node is cut off from the others, or made deaf
-    /// where the profile has one-way cuts (it heals at a later move of the
-    /// walk's choosing, when another node is cut off, or where the run
-    /// settles).
+    /// where the profile has one-way cuts, or one direction of one link
+    /// cut where the profile cuts links one at a time (link cuts add up;
+    /// a cut heals at a later move of the walk's choosing, when a node is
+    /// cut off, or where the run settles).
     #[arg(long, default_value_t = 0)]
     pub partitions: u32,
     /// Times per run a node pauses (it resumes at a later move of the

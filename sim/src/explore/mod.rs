@@ -56,8 +56,9 @@ pub struct Bounds {
     /// Messages delivered twice.
     pub duplicates: u32,
     /// Times one node is cut off from the others, or made deaf where the
-    /// profile has one-way cuts (healed by a later move, by cutting off
-    /// another, or where the run settles).
+    /// profile has one-way cuts, or one direction of one link cut where it
+    /// cuts links one at a time (healed by a later move, by cutting off a
+    /// node, or where the run settles).
     pub partitions: u32,
     /// Times a node stops handling anything for a while (what reached it
     /// meanwhile is handed over when it resumes).

@@ -98,6 +98,11 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         // A pause's end draws how the node's missed events interleave.
         self.net_rng.get_word_pos().hash(&mut h);
         (w.used, w.cut_off).hash(&mut h);
+        // Hashed only where there is one, so that the digests of profiles
+        // without link cuts are what they were.
+        if !w.cut_links.is_empty() {
+            w.cut_links.hash(&mut h);
+        }
         if !self.links.all_datagram() {
             debug_digest(&self.links).hash(&mut h);
             for (k, (_, msg)) in &self.held {
@@ -120,6 +125,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             (slot.paused_until > self.now).hash(&mut h);
         }
         w.cut_off.hash(&mut h);
+        if !w.cut_links.is_empty() {
+            w.cut_links.hash(&mut h);
+        }
         h.finish()
     }
 

@@ -31,6 +31,10 @@ pub(super) struct Walk<Msg> {
     /// The node cut off from the others (and whether inbound only), until
     /// a move heals the cut or cuts off another.
     cut_off: Option<(NodeId, bool)>,
+    /// The links cut one way (from, to), where the profile cuts links:
+    /// they add up, as a rolling cut of a leader's links does, until a
+    /// move heals them or cuts off a node.
+    cut_links: std::collections::BTreeSet<(NodeId, NodeId)>,
     /// The choices met after the tape ran out.
     points: Vec<Point>,
     allowed: Allowed,
@@ -87,6 +91,7 @@ impl<Msg> Walk<Msg> {
             used: Used::default(),
             downed: Default::default(),
             cut_off: None,
+            cut_links: Default::default(),
             points: Vec::new(),
             allowed,
         }
@@ -343,10 +348,18 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
         w.settling = true;
         w.cut_off = None;
+        w.cut_links.clear();
         w.downed.clear();
         // Every fault the walk made heals now, where its choices end.
         let heal = self.now;
         let end = heal.saturating_add(self.scenario.liveness_ms.saturating_mul(MS));
+        // A read error waits for the node's next boot: a node it took down
+        // boots into it here, before the heal ends it (and boots again).
+        for (n, slot) in self.nodes.iter().enumerate() {
+            if slot.machine.is_none() && slot.disk_until.read_error > heal {
+                w.push(heal, heal, Ev::Reboot { node: n, inc: slot.inc });
+            }
+        }
         w.push(heal, heal, Ev::Heal);
         w.push(end, end, Ev::End);
         // A client that found the op bound spent stopped ticking; it

@@ -29,6 +29,8 @@ pub(in crate::world) struct Allowed {
     partition: bool,
     /// One node deaf: it still sends but hears nothing (one-way cuts).
     deafen: bool,
+    /// One direction of one link cut (rolling cuts of a leader's links).
+    cut_links: bool,
     pause: bool,
     /// Clock steps to the profile's skew bound either way, and drift at
     /// its bound either way.
@@ -61,6 +63,7 @@ impl Allowed {
             duplicate: f.duplicate_probability_max > 0.0,
             partition: f.partition || f.partition_one_way,
             deafen: f.partition_one_way,
+            cut_links: f.partition_rolling,
             pause: f.pause,
             clock: f.clock,
             leap_ns: (f.clock && f.clock_leap_probability > 0.0 && f.clock_leap_ms > 0)
@@ -100,17 +103,27 @@ impl Allowed {
             ),
             ("drops", self.drop, Bounds { drops: n, ..none }),
             ("duplicates", self.duplicate, Bounds { duplicates: n, ..none }),
-            ("partitions", self.partition, Bounds { partitions: n, ..none }),
+            (
+                "partitions",
+                self.partition || self.deafen || self.cut_links,
+                Bounds { partitions: n, ..none },
+            ),
             (
                 "pauses",
                 self.pause && !self.fallible.is_empty(),
                 Bounds { pauses: n, ..none },
             ),
             ("clocks", self.clock, Bounds { clocks: n, ..none }),
+            // A storage fault shows only where a node boots from what the
+            // disk kept, so the walk of disk faults crashes nodes too.
             (
                 "disks",
                 self.disk && !self.fallible.is_empty(),
-                Bounds { disks: n, ..none },
+                Bounds {
+                    disks: n,
+                    crashes: if self.crash { n } else { 0 },
+                    ..none
+                },
             ),
         ];
         kinds
@@ -163,6 +176,8 @@ pub(super) enum Move {
     Restart(NodeId),
     /// Cut this node off (`true`: inbound only), healing any cut before.
     Isolate(NodeId, bool),
+    /// Lose what this node sends to that one, healing any cut before.
+    CutLink(NodeId, NodeId),
     Heal,
     /// The node stops handling anything until it resumes.
     Pause(NodeId),
@@ -231,7 +246,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 .filter(|&n| w.downed.contains(&n) && !up(n))
                 .map(Move::Restart),
         );
-        if w.cut_off.is_some() {
+        if w.cut_off.is_some() || !w.cut_links.is_empty() {
             out.push(Move::Heal);
         }
         if w.used.partitions < b.partitions && self.nodes.len() > 1 {
@@ -241,6 +256,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                     if w.cut_off != Some((n, inbound_only)) {
                         out.push(Move::Isolate(n, inbound_only));
                     }
+                }
+            }
+            if a.cut_links {
+                let n = self.nodes.len();
+                let links = (0..n).flat_map(|from| (0..n).map(move |to| (from, to)));
+                for (from, to) in links.filter(|&(from, to)| from != to && !w.cut_links.contains(&(from, to))) {
+                    out.push(Move::CutLink(from, to));
                 }
             }
         }
@@ -352,7 +374,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 w.used.partitions += 1;
                 // One cut at a time: cutting off another node heals the
                 // last, so a schedule of cuts costs no heals.
-                if w.cut_off.replace((node, inbound_only)).is_some() {
+                let links = !std::mem::take(&mut w.cut_links).is_empty();
+                if w.cut_off.replace((node, inbound_only)).is_some() | links {
                     self.apply(Action::Heal);
                 }
                 self.apply(Action::Isolate {
@@ -360,8 +383,22 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                     inbound_only,
                 });
             }
+            Move::CutLink(from, to) => {
+                w.used.partitions += 1;
+                // Link cuts add up, as a rolling cut's do; a node cut off
+                // before heals first (no link was cut meanwhile).
+                w.cut_links.insert((from, to));
+                if w.cut_off.take().is_some() {
+                    self.apply(Action::Heal);
+                }
+                self.apply(Action::PartitionOneWay {
+                    from: vec![from],
+                    to: vec![to],
+                });
+            }
             Move::Heal => {
                 w.cut_off = None;
+                w.cut_links.clear();
                 self.apply(Action::Heal);
             }
             Move::Pause(node) => {

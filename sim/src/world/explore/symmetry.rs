@@ -99,6 +99,11 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         self.disk_rng.get_word_pos().hash(&mut h);
         self.net_rng.get_word_pos().hash(&mut h);
         (w.used, w.cut_off.map(|(x, inbound)| (ids[x], inbound))).hash(&mut h);
+        if !w.cut_links.is_empty() {
+            let mut links: Vec<_> = w.cut_links.iter().map(|&(from, to)| (ids[from], ids[to])).collect();
+            links.sort_unstable();
+            links.hash(&mut h);
+        }
         Some(h.finish())
     }
 
