@@ -114,7 +114,7 @@ mod tests {
     use crate::lin::{check, DstKv, Options, Outcome};
 
     #[test]
-    fn a_generated_history_is_linearizable_and_keys_without_a_stale_cas_are_not_searched() {
+    fn a_generated_history_is_linearizable_and_decided_without_a_search() {
         let shape = KvShape {
             ops: 5_000,
             clients: 8,
@@ -127,6 +127,8 @@ mod tests {
         assert_eq!(h, kv_history(3, shape));
         let c = check(&DstKv, &h, &Options::default());
         assert_eq!((&c.outcome, c.keys), (&Outcome::Linearizable, 50));
-        assert!(c.keys_without_search > 0 && c.keys_without_search < 50, "{c:?}");
+        // Stale cas ops that did not apply are placed in the order found
+        // for the rest of their key.
+        assert_eq!(c.keys_without_search, 50, "{c:?}");
     }
 }

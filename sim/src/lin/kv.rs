@@ -118,8 +118,7 @@ impl Model for DstKv {
     /// found and its own value last, so a list some op saw with that value
     /// in it says what the append found: everything before it. An append no
     /// list shows was never seen at all, and so acts as a write of a value
-    /// nobody reads. A cas that did not apply says only what the state was
-    /// not, which no [`Access`] says: keys with one are searched.
+    /// nobody reads. A cas that did not apply says what the state was not.
     fn accesses(&self, ops: &[&Op<KvOp, KvResult>]) -> Option<Vec<Access<Value>>> {
         let known = |o: &Op<KvOp, KvResult>| o.output.clone().filter(|_| o.is_completed());
         let mut written = BTreeSet::new();
@@ -168,6 +167,9 @@ impl Model for DstKv {
                     },
                     None => Access::Write(vec![*value]),
                 }),
+                (KvOp::Cas { expected, .. }, Some(KvResult::Cas { applied: false })) => {
+                    Some(Access::Refused(expected.clone()))
+                }
                 (KvOp::Cas { expected, value, .. }, None | Some(KvResult::Cas { applied: true })) => {
                     Some(Access::Update {
                         from: expected.clone(),

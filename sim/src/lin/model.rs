@@ -50,6 +50,12 @@ pub enum Access<S> {
     /// Neither looked at the state nor changed it: a read whose output is
     /// unknown.
     Nothing,
+    /// Found the state not to be `S` and left it as it was: a cas that did
+    /// not apply. The other ops are decided without it, and it is placed
+    /// in the order found for them, at a point its interval allows where
+    /// the state is not `S`; where that order has no such point, the key
+    /// is searched.
+    Refused(S),
 }
 
 /// A sequential specification. The search replays candidate orders of the
@@ -103,8 +109,9 @@ pub trait Model {
     }
 
     /// What `input` with `output` (`None`: outcome unknown) did to the
-    /// state, as far as [`Access`] can say it; `None` when it cannot (a cas
-    /// that did not apply, an append), and then the key is searched.
+    /// state, as far as [`Access`] can say it; `None` when it cannot (an
+    /// append, which [`Model::accesses`] dates by the reads that saw it),
+    /// and then the key is searched.
     ///
     /// Where every op of a key has an access, every [`Access::Write`] and
     /// [`Access::Update`] sets a state no other op sets, and none sets the

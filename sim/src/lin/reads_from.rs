@@ -109,7 +109,7 @@ pub(crate) fn decide<S: Eq + Hash>(init: &S, items: &[Item<S>]) -> Decision {
     let misfit = items.iter().any(|it| {
         matches!(
             (it.access, it.returned),
-            (Access::Read(_), None) | (Access::Nothing, Some(_))
+            (Access::Read(_), None) | (Access::Nothing, Some(_)) | (Access::Refused(_), _)
         )
     });
     if misfit {

@@ -186,17 +186,13 @@ fn an_exhausted_budget_is_unknown_with_its_reason() {
 #[test]
 fn an_illegal_key_wins_over_a_smaller_key_that_ran_out_of_budget() {
     // Key 1: three concurrent appends read back in the order the search
-    // tries last, which a budget of 5 steps does not reach, and a cas that
-    // did not apply, which keeps the key from being decided without a
-    // search. Key 2: as big, but its stale read shows at once.
+    // tries last, which a budget of 5 steps does not reach, and a put of
+    // unknown outcome that writes an appended value again, which keeps
+    // the key from being decided without a search. Key 2: as big, but its
+    // stale read shows at once.
     let mut ops: Vec<_> = (1..=3).map(|v| op(v, append(1, v), done(), v, Some(10))).collect();
     ops.push(op(0, get(1), read(&[3, 2, 1]), 11, Some(12)));
-    let refused = KvOp::Cas {
-        key: 1,
-        expected: vec![9],
-        value: 9,
-    };
-    ops.push(op(4, refused, Some(KvResult::Cas { applied: false }), 13, Some(14)));
+    ops.push(op(4, put(1, 1), None, 13, None));
     ops.push(op(0, put(2, 1), done(), 20, Some(21)));
     ops.push(op(0, put(2, 2), done(), 22, Some(23)));
     for t in [24, 26, 28] {

@@ -36,15 +36,103 @@ pub(crate) fn decide<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>]) -> O
 /// replays; `Some(None)`: not linearizable.
 fn linearization<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>]) -> Option<Option<Vec<usize>>> {
     let accesses = model.accesses(ops)?;
-    match reads_from::decide(&model.init(), &items(ops, &accesses)?) {
+    // Refusals constrain only where they may sit: the rest is decided
+    // without them (a history whose rest is not linearizable is not
+    // either), and they are placed in the order it gives.
+    let (refused, rest): (Vec<usize>, Vec<usize>) =
+        (0..ops.len()).partition(|&i| matches!(accesses.get(i), Some(Access::Refused(_))));
+    let rest_ops: Vec<&Op<M::Input, M::Output>> = rest.iter().map(|&i| ops[i]).collect();
+    let rest_accesses: Vec<Access<M::State>> = rest.iter().map(|&i| accesses[i].clone()).collect();
+    match reads_from::decide(&model.init(), &items(&rest_ops, &rest_accesses)?) {
         Decision::NotApplicable => None,
         Decision::NotLinearizable(_) => Some(None),
         Decision::Linearizable(order) => {
+            let order: Vec<usize> = order.into_iter().map(|j| rest[j]).collect();
+            let order = place_refusals(model, ops, &accesses, &refused, order)?;
             let complete = ops.iter().filter(|o| o.is_completed()).count();
             let placed = order.iter().filter(|&&i| ops[i].is_completed()).count();
             (placed == complete && replay(model, ops, &order).is_some()).then_some(Some(order))
         }
     }
+}
+
+/// `order` (of every op but the refusals) with each refusal put at the
+/// first point its interval allows where the state is not the one it
+/// expected; `None` where there is no such point in this order (another
+/// order may have one: the key is then searched). Real-time order says
+/// where a refusal may go: after every op that returned before it was
+/// invoked, before every op invoked after it returned.
+fn place_refusals<M: Model>(
+    model: &M,
+    ops: &[&Op<M::Input, M::Output>],
+    accesses: &[Access<M::State>],
+    refused: &[usize],
+    order: Vec<usize>,
+) -> Option<Vec<usize>> {
+    if refused.is_empty() {
+        return Some(order);
+    }
+    let m = order.len();
+    // Whoever set the state each place in the order stands at (`None`:
+    // the initial state), by the op's index; unique values make a setter
+    // name its state.
+    let mut setter: Vec<Option<usize>> = Vec::with_capacity(m + 1);
+    setter.push(None);
+    for &i in &order {
+        let set = match &accesses[i] {
+            Access::Write(_) | Access::Update { .. } => Some(i),
+            _ => *setter.last().expect("the initial state"),
+        };
+        setter.push(set);
+    }
+    let state_of = |p: usize| -> Option<&M::State> {
+        match setter[p] {
+            None => None,
+            Some(i) => match &accesses[i] {
+                Access::Write(s) | Access::Update { to: s, .. } => Some(s),
+                _ => None,
+            },
+        }
+    };
+    let init = model.init();
+    // Latest return among the ops at or after each place (an op of unknown
+    // outcome never returned), and the latest invoke before it: both
+    // monotone, so each refusal's window is found by bisection.
+    let mut returns_after = vec![u64::MAX; m + 1];
+    for p in (0..m).rev() {
+        let o = ops[order[p]];
+        let r = o.complete.filter(|_| o.is_completed()).unwrap_or(u64::MAX);
+        returns_after[p] = returns_after[p + 1].min(r);
+    }
+    let mut invoked_before = vec![0u64; m + 1];
+    for p in 0..m {
+        invoked_before[p + 1] = invoked_before[p].max(ops[order[p]].invoke);
+    }
+    let mut at: Vec<(usize, u64, usize)> = Vec::with_capacity(refused.len());
+    for &r in refused {
+        let Access::Refused(expected) = &accesses[r] else {
+            return None;
+        };
+        let (invoke, complete) = (ops[r].invoke, ops[r].complete?);
+        // Every op that returned before the refusal was invoked comes
+        // before it; every op invoked after it returned comes after.
+        let lo = returns_after.partition_point(|&t| t < invoke);
+        let hi = invoked_before.partition_point(|&t| t <= complete).checked_sub(1)?;
+        let p = (lo..=hi).find(|&p| state_of(p).unwrap_or(&init) != expected)?;
+        at.push((p, complete, r));
+    }
+    at.sort_unstable();
+    let mut out = Vec::with_capacity(m + at.len());
+    let mut next = at.iter().peekable();
+    for p in 0..=m {
+        while let Some(&(_, _, r)) = next.next_if(|x| x.0 == p) {
+            out.push(r);
+        }
+        if let Some(&i) = order.get(p) {
+            out.push(i);
+        }
+    }
+    Some(out)
 }
 
 /// The ops as the decision sees them; `None` for accesses that do not
