@@ -40,6 +40,7 @@ mod register;
 mod search;
 mod set;
 mod string_kv;
+mod string_kv_appends;
 mod unique_values;
 
 pub mod gen;
@@ -49,6 +50,8 @@ pub mod gen_kv;
 mod brute;
 #[cfg(test)]
 mod jepsen_edn_tests;
+#[cfg(test)]
+mod string_kv_appends_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! histories): every key starts as "", `put` sets it, `append` concatenates,
 //! `get` returns it.
 
+use super::history::Op;
 use super::model::{Access, Model};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -60,9 +61,8 @@ impl Model for StringKv {
         matches!(input, StrKvOp::Put(..))
     }
 
-    /// An append's value is the state it found and more; which part is
-    /// the append's own a read cannot tell in general, so keys with appends
-    /// are searched.
+    /// Puts and gets alone; a key with appends is read by
+    /// [`Model::accesses`].
     fn access(&self, input: &StrKvOp, output: Option<&StrKvOutput>) -> Option<Access<String>> {
         match (input, output) {
             (StrKvOp::Get(_), None) => Some(Access::Nothing),
@@ -70,6 +70,18 @@ impl Model for StringKv {
             (StrKvOp::Put(_, v), None | Some(StrKvOutput::Done)) => Some(Access::Write(v.clone())),
             _ => None,
         }
+    }
+
+    /// An append's value is the state it found and more: with every value
+    /// unique, a read splits into the values appended, which date each
+    /// append (see [`super::string_kv_appends`]).
+    fn accesses(&self, ops: &[&Op<StrKvOp, StrKvOutput>]) -> Option<Vec<Access<String>>> {
+        if ops.iter().any(|o| matches!(o.input, StrKvOp::Append(..))) {
+            return super::string_kv_appends::accesses(ops);
+        }
+        ops.iter()
+            .map(|o| self.access(&o.input, if o.is_completed() { o.output.as_ref() } else { None }))
+            .collect()
     }
 
     fn describe_op(&self, input: &StrKvOp, output: Option<&StrKvOutput>) -> String {

@@ -249,11 +249,11 @@ fn searched<M: Model>(model: &M, h: &History<M::Input, M::Output>) -> bool {
 
 /// What the random histories covered.
 #[derive(Default, Debug)]
-struct Tally {
-    linearizable: usize,
-    not: usize,
-    searched_keys: usize,
-    rules: BTreeMap<String, usize>,
+pub(super) struct Tally {
+    pub linearizable: usize,
+    pub not: usize,
+    pub searched_keys: usize,
+    pub rules: BTreeMap<String, usize>,
 }
 
 impl Tally {
@@ -266,7 +266,7 @@ impl Tally {
     }
 }
 
-fn cross_check<M: Model>(model: &M, histories: impl Iterator<Item = History<M::Input, M::Output>>) -> Tally {
+pub(super) fn cross_check<M: Model>(model: &M, histories: impl Iterator<Item = History<M::Input, M::Output>>) -> Tally {
     let mut t = Tally::default();
     for (i, h) in histories.enumerate() {
         let want = brute::linearizable(model, &h);
@@ -304,7 +304,7 @@ fn cross_check<M: Model>(model: &M, histories: impl Iterator<Item = History<M::I
 }
 
 /// How an op ends: known, unknown but taken effect, or unknown and never.
-fn outcome(rng: &mut ChaCha8Rng) -> (bool, bool) {
+pub(super) fn outcome(rng: &mut ChaCha8Rng) -> (bool, bool) {
     let unknown = rng.gen_bool(0.25);
     (unknown, !unknown || rng.gen_bool(0.5))
 }
