@@ -95,9 +95,9 @@ fn place_refusals<M: Model>(
         }
     };
     let init = model.init();
-    // Latest return among the ops at or after each place (an op of unknown
-    // outcome never returned), and the latest invoke before it: both
-    // monotone, so each refusal's window is found by bisection.
+    // The earliest return among the ops at or after each place (an op of
+    // unknown outcome never returned), and the latest invoke before it:
+    // both grow with the place, so each refusal's window is bisected.
     let mut returns_after = vec![u64::MAX; m + 1];
     for p in (0..m).rev() {
         let o = ops[order[p]];
