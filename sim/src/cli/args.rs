@@ -468,8 +468,10 @@ pub struct CheckArgs {
     /// Search steps allowed per key before the verdict is "unknown".
     #[arg(long, default_value_t = crate::lin::CHECK_BUDGET_PER_KEY)]
     pub budget: u64,
-    /// MiB the search's cache may take per key (an estimate from what it
-    /// stores, the same on every machine) before the verdict is "unknown".
+    /// MiB the search's cache may take per key, with the states it keeps
+    /// and those along its path counted with their contents (an estimate
+    /// from what it stores, the same on every machine), before the verdict
+    /// is "unknown".
     #[arg(long, value_name = "MIB", default_value_t = crate::lin::DEFAULT_MEMO_MIB_MAX,
           value_parser = clap::value_parser!(u64).range(1..=1 << 40))]
     pub memo_mib_max: u64,

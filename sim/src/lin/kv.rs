@@ -188,6 +188,10 @@ impl Model for DstKv {
         )
     }
 
+    fn state_heap_bytes(&self, state: &Value) -> u64 {
+        8 * state.len() as u64
+    }
+
     fn describe_op(&self, input: &KvOp, output: Option<&KvResult>) -> String {
         let out = match output {
             None => "?".to_string(),

@@ -162,13 +162,19 @@ pub(crate) enum Admit {
 ///
 /// The table grows by doubling, to no more than `bytes_max` as estimated
 /// from what it has reserved: the slots, the arena of set tails and the
-/// index (a state's own heap data, such as a list's elements, is not
-/// counted). The estimate depends only on the sequence of admissions, so a
-/// search stops at the cap at the same place on every machine.
+/// index, and the heap data of the states it keeps as the model estimates
+/// it (a list's elements: [`super::Model::state_heap_bytes`]). The
+/// estimate depends only on the sequence of admissions, so a search stops
+/// at the cap at the same place on every machine.
 pub(crate) struct Memo<S> {
     index: HashMap<u64, u32, BuildHasherDefault<PassThrough>>,
     slots: Vec<Slot<S>>,
     arena: Vec<u64>,
+    /// The heap data of the states kept.
+    heap: u64,
+    /// The heap data of states held outside the table while the search
+    /// needs them (those along the path it is on): the same cap bounds it.
+    held: u64,
     bytes_max: u64,
 }
 
@@ -183,12 +189,15 @@ impl<S: Clone + Eq + Hash> Memo<S> {
             index: HashMap::default(),
             slots: Vec::new(),
             arena: Vec::new(),
+            heap: 0,
+            held: 0,
             bytes_max,
         }
     }
 
     /// Whether the configuration still needs exploring; records it if so.
-    pub fn admit(&mut self, bits: &Bits, state: &S, restricted: Restriction) -> Admit {
+    /// `heap`: the heap data `state` holds, which a copy kept here holds too.
+    pub fn admit(&mut self, bits: &Bits, state: &S, heap: u64, restricted: Restriction) -> Admit {
         let tail = bits.tail();
         let mut h = WordHasher::default();
         h.write_usize(bits.full);
@@ -213,9 +222,10 @@ impl<S: Clone + Eq + Hash> Memo<S> {
             }
             at = slot.chain;
         }
-        if !self.room_for(tail.len()) {
+        if !self.room_for(tail.len(), heap) {
             return Admit::Full;
         }
+        self.heap += heap;
         self.index.insert(key, self.slots.len() as u32);
         self.slots.push(Slot {
             state: state.clone(),
@@ -235,7 +245,16 @@ impl<S: Clone + Eq + Hash> Memo<S> {
 
     /// The estimate of what the table holds now.
     pub fn bytes(&self) -> u64 {
-        self.bytes_for(self.slots.capacity(), self.arena.capacity())
+        self.bytes_for(self.slots.capacity(), self.arena.capacity()) + self.heap + self.held
+    }
+
+    /// A state of `bytes` heap data the search holds until it lets go.
+    pub fn hold(&mut self, bytes: u64) {
+        self.held += bytes;
+    }
+
+    pub fn let_go(&mut self, bytes: u64) {
+        self.held -= bytes;
     }
 
     fn bytes_for(&self, slots: usize, words: usize) -> u64 {
@@ -251,7 +270,7 @@ impl<S: Clone + Eq + Hash> Memo<S> {
     /// arena and the index each doubled when full, or grown by less where
     /// doubling would pass the cap (down to a sixteenth, to stay cheap),
     /// if the cap and the allocator allow.
-    fn room_for(&mut self, words: usize) -> bool {
+    fn room_for(&mut self, words: usize, heap: u64) -> bool {
         let (slots, arena) = (self.slots.len(), self.arena.len());
         let slots_full = slots == self.slots.capacity();
         let arena_full = arena + words > self.arena.capacity();
@@ -262,7 +281,10 @@ impl<S: Clone + Eq + Hash> Memo<S> {
             };
             let want_slots = grow(slots, slots_full, self.slots.capacity(), slots + 1);
             let want_words = grow(arena, arena_full, self.arena.capacity(), arena + words);
-            let fits = want_slots <= END as usize && self.bytes_for(want_slots, want_words) <= self.bytes_max;
+            let bytes = self
+                .bytes_for(want_slots, want_words)
+                .saturating_add(self.heap + self.held + heap);
+            let fits = want_slots <= END as usize && bytes <= self.bytes_max;
             fits.then_some((want_slots, want_words))
         }) else {
             return false;
@@ -284,17 +306,17 @@ mod tests {
         b.set(69);
         use Admit::{Explore, Known};
         use Restriction::*;
-        assert_eq!(m.admit(&b, &1, RefusalOnly), Explore);
-        assert_eq!(m.admit(&b, &1, RefusalOnly), Known);
-        assert_eq!(m.admit(&b, &1, NoBlindWrite), Explore);
-        assert_eq!(m.admit(&b, &1, RefusalOnly), Known);
-        assert_eq!(m.admit(&b, &1, NoBlindWrite), Known);
-        assert_eq!(m.admit(&b, &1, None), Explore);
-        assert_eq!(m.admit(&b, &1, NoBlindWrite), Known);
-        assert_eq!(m.admit(&b, &1, None), Known);
-        assert_eq!(m.admit(&b, &2, None), Explore);
+        assert_eq!(m.admit(&b, &1, 0, RefusalOnly), Explore);
+        assert_eq!(m.admit(&b, &1, 0, RefusalOnly), Known);
+        assert_eq!(m.admit(&b, &1, 0, NoBlindWrite), Explore);
+        assert_eq!(m.admit(&b, &1, 0, RefusalOnly), Known);
+        assert_eq!(m.admit(&b, &1, 0, NoBlindWrite), Known);
+        assert_eq!(m.admit(&b, &1, 0, None), Explore);
+        assert_eq!(m.admit(&b, &1, 0, NoBlindWrite), Known);
+        assert_eq!(m.admit(&b, &1, 0, None), Known);
+        assert_eq!(m.admit(&b, &2, 0, None), Explore);
         b.clear(69);
-        assert_eq!(m.admit(&b, &1, None), Explore);
+        assert_eq!(m.admit(&b, &1, 0, None), Explore);
         assert_eq!(m.entries(), 3);
     }
 
@@ -306,16 +328,36 @@ mod tests {
         let mut b = Bits::new(200);
         b.set(70);
         let mut admitted = 0;
-        while m.admit(&b, &admitted, Restriction::None) == Admit::Explore {
+        while m.admit(&b, &admitted, 0, Restriction::None) == Admit::Explore {
             admitted += 1;
         }
         // Doubling to 128 slots fits, to 256 does not, but half again does.
         assert_eq!(admitted as usize, FIRST_SLOTS * 3);
         assert_eq!(m.entries(), FIRST_SLOTS * 3);
         assert!(m.bytes() <= cap);
-        assert_eq!(m.admit(&b, &0, Restriction::None), Admit::Known);
-        assert_eq!(m.admit(&b, &admitted, Restriction::None), Admit::Full);
-        assert_eq!(Memo::<u32>::new(0).admit(&b, &0, Restriction::None), Admit::Full);
+        assert_eq!(m.admit(&b, &0, 0, Restriction::None), Admit::Known);
+        assert_eq!(m.admit(&b, &admitted, 0, Restriction::None), Admit::Full);
+        assert_eq!(Memo::<u32>::new(0).admit(&b, &0, 0, Restriction::None), Admit::Full);
+    }
+
+    /// States that hold heap data (a list) fill the cap sooner: what the
+    /// table keeps of them counts, not its own slots alone.
+    #[test]
+    fn the_heap_data_of_the_states_kept_counts_against_the_cap() {
+        let cap = Memo::<u32>::new(0).bytes_for(FIRST_SLOTS * 3, FIRST_SLOTS * 6);
+        let mut b = Bits::new(200);
+        b.set(70);
+        let fill = |heap: u64| {
+            let mut m: Memo<u32> = Memo::new(cap);
+            let mut admitted = 0;
+            while m.admit(&b, &admitted, heap, Restriction::None) == Admit::Explore {
+                admitted += 1;
+            }
+            assert!(m.bytes() <= cap, "{} > {cap}", m.bytes());
+            admitted
+        };
+        let (bare, heavy) = (fill(0), fill(cap / 20));
+        assert!(heavy < 20 && heavy < bare, "{heavy} of {bare}");
     }
 
     #[test]
@@ -338,15 +380,15 @@ mod tests {
         }
         assert_eq!(a, b);
         let mut m: Memo<u8> = Memo::new(u64::MAX);
-        assert_eq!(m.admit(&a, &0, Restriction::None), Admit::Explore);
-        assert_eq!(m.admit(&b, &0, Restriction::None), Admit::Known);
+        assert_eq!(m.admit(&a, &0, 0, Restriction::None), Admit::Explore);
+        assert_eq!(m.admit(&b, &0, 0, Restriction::None), Admit::Known);
         b.clear(129);
-        assert_eq!(m.admit(&b, &0, Restriction::None), Admit::Explore);
+        assert_eq!(m.admit(&b, &0, 0, Restriction::None), Admit::Explore);
         let mut empty = Bits::new(300);
-        assert_eq!(m.admit(&empty, &0, Restriction::None), Admit::Explore);
+        assert_eq!(m.admit(&empty, &0, 0, Restriction::None), Admit::Explore);
         empty.set(0);
         empty.clear(0);
-        assert_eq!(m.admit(&empty, &0, Restriction::None), Admit::Known);
+        assert_eq!(m.admit(&empty, &0, 0, Restriction::None), Admit::Known);
     }
 
     #[test]

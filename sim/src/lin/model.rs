@@ -136,6 +136,16 @@ pub trait Model {
             .collect()
     }
 
+    /// The heap memory `state` holds beyond its own size (a list's
+    /// elements), an estimate from its length alone so that it is the same
+    /// on every machine. The search's memo keeps a copy of every state it
+    /// has explored and counts this against its cap; a model whose states
+    /// grow with the history (a list, a string, a set) says it here, or
+    /// its states' contents go uncounted. Default: none.
+    fn state_heap_bytes(&self, _state: &Self::State) -> u64 {
+        0
+    }
+
     fn describe_key(&self, key: &Self::Key) -> String {
         format!("{key:?}")
     }

@@ -99,6 +99,10 @@ impl<V: Element> Model for FifoQueue<V> {
         "queue".to_string()
     }
 
+    fn state_heap_bytes(&self, state: &VecDeque<V>) -> u64 {
+        state.len() as u64 * std::mem::size_of::<V>() as u64
+    }
+
     fn describe_op(&self, input: &QueueOp<V>, output: Option<&QueueOutput<V>>) -> String {
         describe(input, output)
     }
@@ -164,6 +168,12 @@ impl<V: Element> Model for UnorderedQueue<V> {
 
     fn describe_key(&self, _key: &()) -> String {
         "queue".to_string()
+    }
+
+    /// A B-tree's entries (an element and its count), with a word of node
+    /// overhead each.
+    fn state_heap_bytes(&self, state: &BTreeMap<V, usize>) -> u64 {
+        state.len() as u64 * (std::mem::size_of::<V>() as u64 + 16)
     }
 
     fn describe_op(&self, input: &QueueOp<V>, output: Option<&QueueOutput<V>>) -> String {

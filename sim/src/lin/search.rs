@@ -215,7 +215,8 @@ pub(crate) fn search<M: Model>(
                             (false, true) => Restriction::NoBlindWrite,
                             (false, false) => Restriction::None,
                         };
-                        let admit = memo.admit(&bits, &next_state, level);
+                        let heap = model.state_heap_bytes(&next_state);
+                        let admit = memo.admit(&bits, &next_state, heap, level);
                         if admit == Admit::Full {
                             return KeyResult::MemoFull {
                                 entries: memo.entries(),
@@ -224,6 +225,7 @@ pub(crate) fn search<M: Model>(
                         }
                         if admit == Admit::Explore {
                             let prior = std::mem::replace(&mut state, next_state);
+                            memo.hold(model.state_heap_bytes(&prior));
                             stack.push(Frame {
                                 call: node,
                                 state: prior,
@@ -266,6 +268,7 @@ pub(crate) fn search<M: Model>(
                 };
                 let j = links.entries[top.call as usize].op as usize;
                 bits.clear(j);
+                memo.let_go(model.state_heap_bytes(&top.state));
                 state = top.state;
                 after_unknown = top.after_unknown;
                 after_lurker = top.after_lurker;

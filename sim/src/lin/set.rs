@@ -105,6 +105,11 @@ impl<V: Element> Model for Set<V> {
         "set".to_string()
     }
 
+    /// A B-tree's elements, with a word of node overhead each.
+    fn state_heap_bytes(&self, state: &BTreeSet<V>) -> u64 {
+        state.len() as u64 * (std::mem::size_of::<V>() as u64 + 8)
+    }
+
     fn describe_op(&self, input: &SetOp<V>, output: Option<&SetOutput<V>>) -> String {
         match (input, output) {
             (SetOp::Add(v), Some(_)) => format!("add {v}"),

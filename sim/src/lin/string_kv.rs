@@ -74,7 +74,7 @@ impl Model for StringKv {
 
     /// An append's value is the state it found and more: with every value
     /// unique, a read splits into the values appended, which date each
-    /// append (see [`super::string_kv_appends`]).
+    /// append (the module `string_kv_appends` says how).
     fn accesses(&self, ops: &[&Op<StrKvOp, StrKvOutput>]) -> Option<Vec<Access<String>>> {
         if ops.iter().any(|o| matches!(o.input, StrKvOp::Append(..))) {
             return super::string_kv_appends::accesses(ops);
@@ -82,6 +82,10 @@ impl Model for StringKv {
         ops.iter()
             .map(|o| self.access(&o.input, if o.is_completed() { o.output.as_ref() } else { None }))
             .collect()
+    }
+
+    fn state_heap_bytes(&self, state: &String) -> u64 {
+        state.len() as u64
     }
 
     fn describe_op(&self, input: &StrKvOp, output: Option<&StrKvOutput>) -> String {
