@@ -49,9 +49,13 @@ fn temporaries(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn interrupt(child: &Child) {
+    signal(child, "INT");
+}
+
+fn signal(child: &Child, name: &str) {
     // The shell's own kill: no procps needed.
     let ok = Command::new("sh")
-        .args(["-c", &format!("kill -INT {}", child.id())])
+        .args(["-c", &format!("kill -{name} {}", child.id())])
         .status()
         .expect("sh runs");
     assert!(ok.success());
@@ -308,11 +312,7 @@ fn sigterm_ends_a_long_single_run_with_a_report_that_replays_to_the_cut() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(1_000));
-    let ok = Command::new("sh")
-        .args(["-c", &format!("kill -TERM {}", child.id())])
-        .status()
-        .expect("sh runs");
-    assert!(ok.success());
+    signal(&child, "TERM");
     let o = child.wait_with_output().unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(130), "{text}\n{}", err(&o));
@@ -330,6 +330,93 @@ fn sigterm_ends_a_long_single_run_with_a_report_that_replays_to_the_cut() {
     let said = String::from_utf8_lossy(&again.stdout);
     assert_eq!(again.status.code(), Some(0), "{said}\n{}", err(&again));
     assert!(said.contains("reproduced"), "{said}");
+}
+
+/// A single-key kv history the search must work on for minutes: 16
+/// clients x 1,000 gets, puts and appends on one key, values written
+/// twice (so the key is not decided without a search).
+fn hard_kv_history(path: &Path) {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut draw = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    // Per client: the op it runs (f, its value) and, once it took effect,
+    // what it returns. A step of a random client invokes, applies or
+    // completes, so ops take effect in another order than they start.
+    type Running = (&'static str, Option<String>, Option<Option<String>>);
+    let (mut state, mut lines) = (String::new(), Vec::new());
+    let mut running: Vec<Option<Running>> = vec![None; 16];
+    let mut left = [1_000u32; 16];
+    let shown = |v: &Option<String>| v.as_ref().map_or("nil".to_string(), |v| format!("{v:?}"));
+    while left.iter().any(|&l| l > 0) || running.iter().any(|r| r.is_some()) {
+        let c = draw(16) as usize;
+        running[c] = match running[c].take() {
+            None if left[c] > 0 => {
+                left[c] -= 1;
+                // Clients c and c + 8 write the same values.
+                let value = format!("x {} {} y", c % 8, 1_000 - left[c]);
+                let (f, v) = match draw(20) {
+                    0..=7 => ("get", None),
+                    8..=10 => ("put", Some(value)),
+                    _ => ("append", Some(value)),
+                };
+                lines.push(format!(
+                    "{{:process {c}, :type :invoke, :f :{f}, :key \"0\", :value {}}}",
+                    shown(&v)
+                ));
+                Some((f, v, None))
+            }
+            None => None,
+            Some((f, v, None)) => {
+                match (f, &v) {
+                    ("put", Some(v)) => state = v.clone(),
+                    ("append", Some(v)) => state.push_str(v),
+                    _ => {}
+                }
+                let out = if f == "get" { Some(state.clone()) } else { v.clone() };
+                Some((f, v, Some(out)))
+            }
+            Some((f, _, Some(out))) => {
+                lines.push(format!(
+                    "{{:process {c}, :type :ok, :f :{f}, :key \"0\", :value {}}}",
+                    shown(&out)
+                ));
+                None
+            }
+        };
+    }
+    std::fs::write(path, lines.join("\n") + "\n").unwrap();
+}
+
+/// `dst check` looks for a signal while it searches: SIGTERM ends it within
+/// moments with "unknown" and why, exit 130, where it used to search on
+/// to its budget.
+#[test]
+fn sigterm_ends_a_long_check_with_unknown_interrupted() {
+    let d = scratch("sigterm-check");
+    let h = d.join("hard.edn");
+    hard_kv_history(&h);
+    let child = dst()
+        .args(["check", h.to_str().unwrap(), "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1_500));
+    signal(&child, "TERM");
+    let o = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(130), "{text}\n{}", err(&o));
+    let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(
+        (&v["result"], &v["limit"]),
+        (&"unknown".into(), &"interrupted".into()),
+        "{v}"
+    );
+    assert!(v["reason"].as_str().unwrap().starts_with("interrupted on key"), "{v}");
 }
 
 #[test]

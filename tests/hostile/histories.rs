@@ -16,6 +16,7 @@ use sim::lin::{
 const STEPS: Options = Options {
     budget_per_key: 20_000,
     memo_bytes_max: lin::DEFAULT_MEMO_MIB_MAX << 20,
+    interruptible: false,
 };
 
 fn text(b: &[u8]) -> String {

@@ -39,6 +39,7 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
     let opts = Options {
         budget_per_key: args.budget,
         memo_bytes_max: args.memo_mib_max << 20,
+        interruptible: true,
     };
     if let Some(Err(e)) = args.html.as_deref().map(crate::files::refuse_special) {
         return bad(&e);
@@ -256,9 +257,10 @@ fn verdict<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options
             }
         }
         Outcome::Unknown { key, reason, limit } => {
-            let (limit, flag) = match limit {
-                lin::Limit::Budget => ("budget", "--budget"),
-                lin::Limit::Memo => ("memo", "--memo-mib-max"),
+            let (limit, hint) = match limit {
+                lin::Limit::Budget => ("budget", "; a larger --budget may decide it"),
+                lin::Limit::Memo => ("memo", "; a larger --memo-mib-max may decide it"),
+                lin::Limit::Interrupted => ("interrupted", ""),
             };
             json["result"] = json!("unknown");
             json["key"] = json!(key);
@@ -266,7 +268,7 @@ fn verdict<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options
             json["limit"] = json!(limit);
             Judged {
                 code: 3,
-                text: vec![format!("unknown: {reason}; a larger {flag} may decide it")],
+                text: vec![format!("unknown: {reason}{hint}")],
                 json,
                 view: None,
             }

@@ -92,6 +92,10 @@ pub struct Options {
     /// Bytes the search's cache of explored configurations may take on one
     /// key, as estimated from what it stores (see the README).
     pub memo_bytes_max: u64,
+    /// A signal (Ctrl-C, SIGTERM) ends the search with "unknown": for
+    /// `dst check`, where the user waits for it. Off inside a campaign, so
+    /// that an interruption never changes the verdict of a run it counts.
+    pub interruptible: bool,
 }
 
 impl Default for Options {
@@ -99,6 +103,7 @@ impl Default for Options {
         Options {
             budget_per_key: DEFAULT_BUDGET_PER_KEY,
             memo_bytes_max: DEFAULT_MEMO_MIB_MAX << 20,
+            interruptible: false,
         }
     }
 }
@@ -135,6 +140,8 @@ pub enum Limit {
     Budget,
     /// Its cache reached `memo_bytes_max`.
     Memo,
+    /// A signal asked it to stop ([`Options::interruptible`]).
+    Interrupted,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -302,6 +309,7 @@ fn search_key<M: Model>(
         &mut taken,
         opts.budget_per_key,
         opts.memo_bytes_max,
+        opts.interruptible,
     );
     *steps += taken;
     let key = model.describe_key(&part.key);
@@ -342,6 +350,10 @@ fn search_key<M: Model>(
                 bytes as f64 / (1u64 << 20) as f64,
             ),
             Limit::Memo,
+        ),
+        KeyResult::Interrupted => KeyOutcome::Unknown(
+            format!("interrupted on key {key} after {taken} search steps ({size})"),
+            Limit::Interrupted,
         ),
     }
 }

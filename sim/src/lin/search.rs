@@ -22,6 +22,8 @@ pub(crate) enum KeyResult<S> {
     },
     /// The step budget ran out first.
     GaveUp,
+    /// A signal asked the search to stop.
+    Interrupted,
     /// The memo table reached its cap first: `entries` configurations in
     /// about `bytes` bytes.
     MemoFull {
@@ -145,6 +147,7 @@ pub(crate) fn search<M: Model>(
     steps: &mut u64,
     limit: u64,
     memo_bytes_max: u64,
+    interruptible: bool,
 ) -> KeyResult<M::State> {
     let has_output: Vec<bool> = ops.iter().map(|o| o.is_completed()).collect();
     let ret_at: Vec<Option<u64>> = ops
@@ -206,6 +209,10 @@ pub(crate) fn search<M: Model>(
                     *steps += 1;
                     if *steps > limit {
                         return KeyResult::GaveUp;
+                    }
+                    // A signal is looked for every 65,536 steps (a few ms).
+                    if interruptible && steps.trailing_zeros() >= 16 && crate::interrupt::stopping() {
+                        return KeyResult::Interrupted;
                     }
                     if let Some(next_state) = model.step(&state, input, output) {
                         bits.set(j);

@@ -242,7 +242,7 @@ fn searched<M: Model>(model: &M, h: &History<M::Input, M::Output>) -> bool {
             .zip(model.seen(&ops))
             .filter(|(_, s)| *s != Seen::Never)
             .unzip();
-        let result = search::search(model, &ops, &seen, &mut 0, u64::MAX, u64::MAX);
+        let result = search::search(model, &ops, &seen, &mut 0, u64::MAX, u64::MAX, false);
         matches!(result, KeyResult::Linearizable)
     })
 }
