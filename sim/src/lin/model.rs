@@ -131,9 +131,7 @@ pub trait Model {
     /// of the history (an append, dated by the reads that saw it) answers
     /// here instead.
     fn accesses(&self, ops: &[&Op<Self::Input, Self::Output>]) -> Option<Vec<Access<Self::State>>> {
-        ops.iter()
-            .map(|o| self.access(&o.input, if o.is_completed() { o.output.as_ref() } else { None }))
-            .collect()
+        each_access(self, ops)
     }
 
     /// The heap memory `state` holds beyond its own size (a list's
@@ -154,4 +152,15 @@ pub trait Model {
     fn describe_op(&self, input: &Self::Input, output: Option<&Self::Output>) -> String;
 
     fn describe_state(&self, state: &Self::State) -> String;
+}
+
+/// [`Model::access`] of each of `ops`, one at a time: what
+/// [`Model::accesses`] answers unless a model says more.
+pub(crate) fn each_access<M: Model + ?Sized>(
+    model: &M,
+    ops: &[&Op<M::Input, M::Output>],
+) -> Option<Vec<Access<M::State>>> {
+    ops.iter()
+        .map(|o| model.access(&o.input, if o.is_completed() { o.output.as_ref() } else { None }))
+        .collect()
 }

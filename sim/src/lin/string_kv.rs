@@ -79,9 +79,7 @@ impl Model for StringKv {
         if ops.iter().any(|o| matches!(o.input, StrKvOp::Append(..))) {
             return super::string_kv_appends::accesses(ops);
         }
-        ops.iter()
-            .map(|o| self.access(&o.input, if o.is_completed() { o.output.as_ref() } else { None }))
-            .collect()
+        super::model::each_access(self, ops)
     }
 
     fn state_heap_bytes(&self, state: &String) -> u64 {

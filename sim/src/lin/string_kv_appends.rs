@@ -12,7 +12,7 @@ use super::history::Op;
 use super::memo::WordHasher;
 use super::model::Access;
 use super::string_kv::{StrKvOp, StrKvOutput};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::hash::BuildHasherDefault;
 
 // Looked up, never walked: a fixed hasher all the same.
@@ -40,9 +40,8 @@ impl Setter<'_> {
 }
 
 /// The accesses of one key's ops (see [`super::Model::accesses`]), states
-/// named by their setters; `None` where the key has no append (its values
-/// are their own names), or where a value repeats, is empty, or a read
-/// splits more than one way: then the caller falls back.
+/// named by their setters; `None` where a value repeats, is empty, or a
+/// read splits more than one way: then the key is searched.
 pub(super) fn accesses(ops: &[&Op<StrKvOp, StrKvOutput>]) -> Option<Vec<Access<String>>> {
     let mut puts: HashSet<&str> = HashSet::default();
     let mut appends: HashSet<&str> = HashSet::default();
@@ -56,9 +55,6 @@ pub(super) fn accesses(ops: &[&Op<StrKvOp, StrKvOutput>]) -> Option<Vec<Access<S
             return None;
         }
     }
-    if appends.is_empty() {
-        return None;
-    }
     let values = Values::new(&puts, &appends);
     // Each append -> the setter of the state it found, from the first read
     // that shows it; a read that shows it after anything else saw a state
@@ -67,7 +63,7 @@ pub(super) fn accesses(ops: &[&Op<StrKvOp, StrKvOutput>]) -> Option<Vec<Access<S
     fn known(o: &Op<StrKvOp, StrKvOutput>) -> Option<&StrKvOutput> {
         o.output.as_ref().filter(|_| o.is_completed())
     }
-    let mut read_names: BTreeMap<usize, String> = BTreeMap::new();
+    let mut read_names: Vec<Option<String>> = vec![None; ops.len()];
     for (i, o) in ops.iter().enumerate() {
         let (StrKvOp::Get(_), Some(StrKvOutput::Value(s))) = (&o.input, known(o)) else {
             continue;
@@ -90,13 +86,13 @@ pub(super) fn accesses(ops: &[&Op<StrKvOp, StrKvOutput>]) -> Option<Vec<Access<S
             }
             None => format!("!{i}"),
         };
-        read_names.insert(i, name);
+        read_names[i] = Some(name);
     }
     ops.iter()
         .enumerate()
         .map(|(i, o)| match (&o.input, known(o)) {
             (StrKvOp::Get(_), None) => Some(Access::Nothing),
-            (StrKvOp::Get(_), Some(StrKvOutput::Value(_))) => read_names.remove(&i).map(Access::Read),
+            (StrKvOp::Get(_), Some(StrKvOutput::Value(_))) => read_names[i].take().map(Access::Read),
             (StrKvOp::Put(_, v), None | Some(StrKvOutput::Done)) => Some(Access::Write(Setter::Put(v).name())),
             (StrKvOp::Append(_, v), None | Some(StrKvOutput::Done)) => Some(match found.get(v.as_str()) {
                 Some(before) => Access::Update {
