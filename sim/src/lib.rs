@@ -35,6 +35,7 @@ pub mod runner;
 pub mod scenario;
 pub mod search;
 pub mod strict;
+pub mod text_input;
 pub mod trace;
 pub mod vary;
 pub mod view;

@@ -485,6 +485,60 @@ fn jepsen_edn_agrees_with_the_jepsen_log_path() {
 /// A history with no client operation to check is linearizable, as Knossos
 /// and porcupine say, in every format, with a note that there was nothing
 /// to check; text that is not a history at all is still refused.
+/// A history.edn larger than what is read ahead at a time (a MiB) is read
+/// as a stream: the vector's maps, some of them across the ends of chunks,
+/// a vector cut short, and a file whose fault lies past its first bad op,
+/// which is refused for that fault as when the file was read whole.
+#[test]
+fn large_jepsen_edn_files_are_read_as_a_stream() {
+    let mut ops = String::from("[");
+    for i in 0..30_000 {
+        let pad = "x".repeat(i % 97);
+        ops += &format!(
+            "{{:process 0, :type :invoke, :f :write, :value {i}}}\n \
+             {{:process 0, :type :ok, :f :write, :value {i}, :pad \"{pad}\"}}\n "
+        );
+    }
+    let whole = format!("{}]\n", ops.trim_end());
+    assert!(whole.len() > 3 << 20);
+    let (code, out, err) = check(&fixture("big-vector.edn", &whole), &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("linearizable (30000 ops on 1 key"), "{out}");
+    let stale = whole.replace(
+        ":value 29999}",
+        ":value 29999}\n {:process 1, :type :invoke, :f :read}\n {:process 1, :type :ok, :f :read, :value 3}",
+    );
+    let (code, out, _) = check(&fixture("big-stale.edn", &stale), &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("cannot place: read -> 3 by client 1 (lines 60000..60001)"),
+        "{out}"
+    );
+    let cut = &whole[..whole[..whole.len() * 2 / 3].rfind("}\n").unwrap() + 2];
+    assert_malformed(
+        &fixture("cut-vector.edn", cut),
+        &[],
+        "cut-vector.edn:1: expected ']' to close the vector, found the end of the input",
+    );
+    let cut_map = &whole[..whole.len() * 2 / 3 + 5];
+    let line = cut_map.matches('\n').count() + 1;
+    assert_malformed(
+        &fixture("cut-map.edn", cut_map),
+        &[],
+        &format!("cut-map.edn:{line}: expected"),
+    );
+    let mut bad = whole.replacen(":type :ok", ":type :done", 1).into_bytes();
+    let at = bad.len();
+    bad.extend_from_slice(b"\xff");
+    let p = fixture("not-utf8.edn", "");
+    std::fs::write(&p, &bad).unwrap();
+    assert_malformed(
+        &p,
+        &[],
+        &format!("not UTF-8 (invalid utf-8 sequence of 1 bytes from index {at})"),
+    );
+}
+
 #[test]
 fn histories_with_nothing_to_check_are_linearizable_and_say_so() {
     let cases: &[(&str, &str, &[&str])] = &[

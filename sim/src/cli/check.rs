@@ -4,8 +4,11 @@
 
 use super::args::{CheckArgs, HistoryFormat};
 use super::Exit;
-use crate::lin::parse_jepsen_edn::{self, Forms, Value};
-use crate::lin::{self, Checked, History, JepsenModel, JepsenOps, Model, ModelUser, Op, Options, Outcome, ParseError};
+use crate::lin::parse_jepsen_edn::{self, Value};
+use crate::lin::{
+    self, Checked, Events, History, JepsenModel, JepsenOps, Model, ModelUser, Op, Options, Outcome, ParseError,
+};
+use crate::text_input::TextInput;
 use clap::ValueEnum;
 use serde_json::{json, Value as Json};
 
@@ -20,21 +23,28 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
         Ok(v) => v,
         Err(e) => return bad(&format!("--initial: {e}")),
     };
-    let text = match crate::files::read_text(&args.history, crate::report::GUNZIP_BYTES_MAX) {
+    // Read as a stream: a history file can be far larger than the ops
+    // kept of it.
+    let mut input = match TextInput::open(&args.history, crate::report::GUNZIP_BYTES_MAX) {
         Ok(t) => t,
         Err(e) => return bad(&e),
     };
-    let format = args.format.unwrap_or_else(|| sniff(&text));
+    let format = match args.format.map_or_else(|| sniff(&mut input), Ok) {
+        Ok(f) => f,
+        Err(e) => return bad(&e),
+    };
     let format_name = name(format);
     if args.model.is_some() && format != HistoryFormat::JepsenEdn {
-        return bad(&format!(
-            "--model is for jepsen-edn histories, and {file} is read as {format_name}"
-        ));
+        return refuse(
+            &mut input,
+            &format!("--model is for jepsen-edn histories, and {file} is read as {format_name}"),
+        );
     }
     if initial.is_some() && !matches!(format, HistoryFormat::Jepsen | HistoryFormat::JepsenEdn) {
-        return bad(&format!(
-            "--initial is for register histories (jepsen, jepsen-edn), and {file} is read as {format_name}"
-        ));
+        return refuse(
+            &mut input,
+            &format!("--initial is for register histories (jepsen, jepsen-edn), and {file} is read as {format_name}"),
+        );
     }
     let opts = Options {
         budget_per_key: args.budget,
@@ -42,7 +52,7 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
         interruptible: true,
     };
     if let Some(Err(e)) = args.html.as_deref().map(crate::files::refuse_special) {
-        return bad(&e);
+        return refuse(&mut input, &e);
     }
     let html = args.html.is_some().then_some(file.as_str());
     let mut model = None;
@@ -54,11 +64,11 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
                 Some(v) => return bad(&format!("--initial: a Jepsen log's register holds integers, not {v}")),
             };
             let register = lin::Register::starting_at(initial);
-            lin::parse_jepsen::parse(&text).map(|h| judge(&register, &h, &opts, "line", html))
+            lin::parse_jepsen::parse_from(&mut input).map(|h| judge(&register, &h, &opts, "line", html))
         }
         HistoryFormat::JepsenEdn => {
-            let chosen = parse_jepsen_edn::read(&text)
-                .and_then(|forms| JepsenModel::choose(args.model, &forms.fs()).map(|m| (forms, m)));
+            let chosen = parse_jepsen_edn::read_from(&mut input)
+                .and_then(|events| JepsenModel::choose(args.model, &events.fs()).map(|m| (events, m)));
             match chosen {
                 Ok((_, m)) if initial.is_some() && !m.is_register() => {
                     return bad(&format!(
@@ -66,10 +76,10 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
                         m.name()
                     ))
                 }
-                Ok((forms, m)) => {
+                Ok((events, m)) => {
                     model = Some(m);
                     let judge = JudgeJepsen {
-                        forms: &forms,
+                        events,
                         opts: &opts,
                         html,
                     };
@@ -78,9 +88,20 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
                 Err(e) => Err(e),
             }
         }
-        HistoryFormat::Edn => lin::parse_edn::parse(&text).map(|h| judge(&lin::StringKv, &h, &opts, "line", html)),
-        HistoryFormat::Json => dst_history(reg, &text).map(|h| judge(&lin::DstKv, &h, &opts, "event", html)),
+        HistoryFormat::Edn => {
+            lin::parse_edn::parse_from(&mut input).map(|h| judge(&lin::StringKv, &h, &opts, "line", html))
+        }
+        HistoryFormat::Json => match input.rest() {
+            Ok(text) => dst_history(reg, &text).map(|h| judge(&lin::DstKv, &h, &opts, "event", html)),
+            Err(e) => return bad(&e),
+        },
     };
+    // A reader stops at the first bad line; a fault of the file further on
+    // (its size, gzip, UTF-8) is what it is refused for, as it was when the
+    // file was read whole before anything else.
+    if let (Err(_), Err(e)) = (&judged, input.finish()) {
+        return bad(&e);
+    }
     let mut judged = match judged {
         Ok(j) => j,
         Err(ParseError { line: Some(l), message }) => return bad(&format!("{file}:{l}: {message}")),
@@ -121,6 +142,15 @@ fn bad(msg: &str) -> Exit {
     Exit::Bad(msg.to_string())
 }
 
+/// Refuse the command for `msg`, unless the file has a fault of its own,
+/// which is said first.
+fn refuse(input: &mut TextInput, msg: &str) -> Exit {
+    match input.finish() {
+        Err(e) => bad(&e),
+        Ok(()) => bad(msg),
+    }
+}
+
 fn name(format: HistoryFormat) -> String {
     format
         .to_possible_value()
@@ -128,21 +158,47 @@ fn name(format: HistoryFormat) -> String {
         .unwrap_or_default()
 }
 
-/// Without --format: a Jepsen log starts with its log lines, dst JSON with
-/// `{"`, Jepsen's history.edn with `[` or a map (or record) of an op. The kv
-/// format's maps are EDN too: they have a `:key`.
-fn sniff(text: &str) -> HistoryFormat {
-    let first = text
+/// Without --format, from the file's start, without taking it.
+fn sniff(input: &mut TextInput) -> Result<HistoryFormat, String> {
+    let mut n = 64 << 10;
+    loop {
+        let (start, all) = input.prefix(n)?;
+        if let Some(format) = sniff_start(start, all) {
+            return Ok(format);
+        }
+        n *= 2;
+    }
+}
+
+/// A Jepsen log starts with its log lines, dst JSON with `{"`, Jepsen's
+/// history.edn with `[` or a map (or record) of an op. The kv format's maps
+/// are EDN too: they have a `:key`. `None` when `text`, the start of the
+/// file (`all` of it or not), is too short to tell.
+fn sniff_start(text: &str, all: bool) -> Option<HistoryFormat> {
+    let whole_lines = match all {
+        true => text,
+        false => &text[..text.rfind('\n').map_or(0, |i| i + 1)],
+    };
+    let first = whole_lines
         .lines()
         .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with(';'))
-        .unwrap_or("");
+        .find(|l| !l.is_empty() && !l.starts_with(';'));
+    let first = match (first, all) {
+        (Some(first), _) => first,
+        (None, true) => "",
+        (None, false) => return None,
+    };
     if first.starts_with(['[', '(', '#']) {
-        return HistoryFormat::JepsenEdn;
+        return Some(HistoryFormat::JepsenEdn);
     }
-    match first.strip_prefix('{').map(str::trim_start) {
+    Some(match first.strip_prefix('{').map(str::trim_start) {
         Some(rest) if rest.starts_with(':') => {
-            let has_key = match lin::edn::Reader::new(text).next_form() {
+            let mut r = lin::edn::Reader::new(text);
+            let form = r.next_form();
+            if r.past_end() && !all {
+                return None;
+            }
+            let has_key = match form {
                 Ok(Some((_, map))) => map.get("key").is_some(),
                 // Unreadable: the kv reader has said what is wrong with such lines.
                 _ => first.contains(":key"),
@@ -155,12 +211,12 @@ fn sniff(text: &str) -> HistoryFormat {
         }
         Some(_) => HistoryFormat::Json,
         None => HistoryFormat::Jepsen,
-    }
+    })
 }
 
 /// A Jepsen history's ops, judged as the model's they are.
 struct JudgeJepsen<'a> {
-    forms: &'a Forms,
+    events: Events,
     opts: &'a Options,
     html: Option<&'a str>,
 }
@@ -169,8 +225,9 @@ impl ModelUser for JudgeJepsen<'_> {
     type Output = Result<Judged, ParseError>;
 
     fn with<M: JepsenOps>(self, model: &M) -> Result<Judged, ParseError> {
-        let h = self.forms.history(model)?;
-        Ok(judge(model, &h, self.opts, self.forms.unit(), self.html))
+        let unit = self.events.unit();
+        let h = self.events.into_history(model)?;
+        Ok(judge(model, &h, self.opts, unit, self.html))
     }
 }
 

@@ -10,7 +10,7 @@
 //! | set | `:add v`, `:read` (ok: a vector, list or `#{..}` of the elements) |
 //! | fifo-queue, unordered-queue | `:enqueue v`, `:dequeue` (ok: the value) |
 
-use super::edn::Edn;
+use super::jepsen_events::{OpValue, Shown};
 use super::model::Model;
 use super::mutex::{Mutex, MutexOp};
 use super::parse_jepsen_edn::Value;
@@ -26,10 +26,31 @@ pub trait JepsenOps: Model {
     fn f(&self, input: &Self::Input) -> &'static str;
 
     /// An invoke's op, from its `:f` (one of [`JepsenOps::FS`]) and `:value`.
-    fn input(&self, f: &str, value: &Edn) -> Result<Self::Input, String>;
+    fn input(&self, f: &str, value: Shown<'_>) -> Result<Self::Input, String>;
 
     /// What an `:ok` completion of `input` returned, from its `:value`.
-    fn output(&self, input: &Self::Input, value: &Edn) -> Result<Self::Output, String>;
+    fn output(&self, input: &Self::Input, value: Shown<'_>) -> Result<Self::Output, String>;
+}
+
+/// Whether some model reads the `:value` of an op with `:f` `f` that is an
+/// invoke, or an `:ok`: a value no model reads need not be kept.
+pub fn reads_value(f: &str, invoke: bool, ok: bool) -> bool {
+    match f {
+        "write" | "cas" | "add" | "enqueue" => invoke,
+        "read" | "dequeue" => ok,
+        _ => false,
+    }
+}
+
+/// Whether some model may refuse `value` as such an op's: a cas's that is
+/// no pair, a set read's that is no collection. Only then is the text it
+/// was written as needed.
+pub fn may_refuse(f: &str, invoke: bool, value: &OpValue) -> bool {
+    match f {
+        "cas" => invoke && !value.is_pair(),
+        "read" => !invoke && !value.is_items(),
+        _ => false,
+    }
 }
 
 /// `:a`, `:a or :b`, `:a, :b or :c`: for messages.
@@ -70,24 +91,24 @@ impl JepsenOps for Register<Value> {
         }
     }
 
-    fn input(&self, f: &str, value: &Edn) -> Result<RegisterOp<Value>, String> {
-        match (f, value) {
-            ("read", _) => Ok(RegisterOp::Read),
-            ("write", v) => Ok(RegisterOp::Write(Value::from(v))),
-            ("cas", Edn::Vector(pair) | Edn::List(pair)) if pair.len() == 2 => {
-                Ok(RegisterOp::Cas(Value::from(&pair[0]), Value::from(&pair[1])))
+    fn input(&self, f: &str, value: Shown<'_>) -> Result<RegisterOp<Value>, String> {
+        match f {
+            "read" => Ok(RegisterOp::Read),
+            "write" => Ok(RegisterOp::Write(value.value.into_value())),
+            "cas" => {
+                let brief = value.brief();
+                match value.value.into_pair() {
+                    Ok((old, new)) => Ok(RegisterOp::Cas(old, new)),
+                    Err(_) => Err(format!("expected a :cas :value like [old new], found {brief}")),
+                }
             }
-            ("cas", other) => Err(format!(
-                "expected a :cas :value like [old new], found {}",
-                other.brief()
-            )),
             _ => unknown::<_, Self>(f),
         }
     }
 
-    fn output(&self, input: &RegisterOp<Value>, value: &Edn) -> Result<RegisterOutput<Value>, String> {
+    fn output(&self, input: &RegisterOp<Value>, value: Shown<'_>) -> Result<RegisterOutput<Value>, String> {
         Ok(match input {
-            RegisterOp::Read => RegisterOutput::Read(Some(Value::from(value))),
+            RegisterOp::Read => RegisterOutput::Read(Some(value.value.into_value())),
             _ => RegisterOutput::Done,
         })
     }
@@ -103,7 +124,7 @@ impl JepsenOps for Mutex {
         }
     }
 
-    fn input(&self, f: &str, _value: &Edn) -> Result<MutexOp, String> {
+    fn input(&self, f: &str, _value: Shown<'_>) -> Result<MutexOp, String> {
         match f {
             "acquire" => Ok(MutexOp::Acquire),
             "release" => Ok(MutexOp::Release),
@@ -111,7 +132,7 @@ impl JepsenOps for Mutex {
         }
     }
 
-    fn output(&self, _input: &MutexOp, _value: &Edn) -> Result<(), String> {
+    fn output(&self, _input: &MutexOp, _value: Shown<'_>) -> Result<(), String> {
         Ok(())
     }
 }
@@ -126,23 +147,23 @@ impl JepsenOps for Set<Value> {
         }
     }
 
-    fn input(&self, f: &str, value: &Edn) -> Result<SetOp<Value>, String> {
+    fn input(&self, f: &str, value: Shown<'_>) -> Result<SetOp<Value>, String> {
         match f {
-            "add" => Ok(SetOp::Add(Value::from(value))),
+            "add" => Ok(SetOp::Add(value.value.into_value())),
             "read" => Ok(SetOp::Read),
             _ => unknown::<_, Self>(f),
         }
     }
 
-    fn output(&self, input: &SetOp<Value>, value: &Edn) -> Result<SetOutput<Value>, String> {
-        match (input, value) {
-            (SetOp::Add(_), _) => Ok(SetOutput::Added),
-            (SetOp::Read, Edn::Vector(items) | Edn::List(items) | Edn::Set(items)) => {
-                Ok(SetOutput::read(items.iter().map(Value::from)))
-            }
-            (SetOp::Read, other) => Err(format!(
-                "expected a set :read's :value like #{{1 2}} or [1 2], found {}",
-                other.brief()
+    fn output(&self, input: &SetOp<Value>, value: Shown<'_>) -> Result<SetOutput<Value>, String> {
+        if let SetOp::Add(_) = input {
+            return Ok(SetOutput::Added);
+        }
+        let brief = value.brief();
+        match value.value.into_items() {
+            Ok(items) => Ok(SetOutput::read(items)),
+            Err(_) => Err(format!(
+                "expected a set :read's :value like #{{1 2}} or [1 2], found {brief}"
             )),
         }
     }
@@ -161,18 +182,18 @@ macro_rules! queue_ops {
                 }
             }
 
-            fn input(&self, f: &str, value: &Edn) -> Result<QueueOp<Value>, String> {
+            fn input(&self, f: &str, value: Shown<'_>) -> Result<QueueOp<Value>, String> {
                 match f {
-                    "enqueue" => Ok(QueueOp::Enqueue(Value::from(value))),
+                    "enqueue" => Ok(QueueOp::Enqueue(value.value.into_value())),
                     "dequeue" => Ok(QueueOp::Dequeue),
                     _ => unknown::<_, Self>(f),
                 }
             }
 
-            fn output(&self, input: &QueueOp<Value>, value: &Edn) -> Result<QueueOutput<Value>, String> {
+            fn output(&self, input: &QueueOp<Value>, value: Shown<'_>) -> Result<QueueOutput<Value>, String> {
                 Ok(match input {
                     QueueOp::Enqueue(_) => QueueOutput::Enqueued,
-                    QueueOp::Dequeue => QueueOutput::Dequeued(Value::from(value)),
+                    QueueOp::Dequeue => QueueOutput::Dequeued(value.value.into_value()),
                 })
             }
         }

@@ -24,9 +24,11 @@
 
 pub mod edn;
 mod history;
+mod jepsen_events;
 mod jepsen_model;
 mod jepsen_ops;
 mod kv;
+mod lines;
 mod memo;
 mod model;
 mod mutex;
@@ -58,6 +60,7 @@ mod tests;
 mod unique_values_tests;
 
 pub use history::{DstHistory, History, Op, ParseError, Recorder};
+pub use jepsen_events::Events;
 pub use jepsen_model::{JepsenModel, ModelUser};
 pub use jepsen_ops::JepsenOps;
 pub use kv::DstKv;

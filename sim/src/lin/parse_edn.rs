@@ -13,7 +13,9 @@
 
 use super::edn::{Edn, Reader};
 use super::history::{History, ParseError, Recorder};
+use super::lines::each_line;
 use super::string_kv::{StrKvOp, StrKvOutput};
+use std::io::BufRead;
 
 /// The line's one map: keyword keys and their values.
 fn read_map(line_text: &str) -> Result<Edn, String> {
@@ -30,14 +32,19 @@ fn read_map(line_text: &str) -> Result<Edn, String> {
 
 /// Parse a whole history; the error names the first bad line.
 pub fn parse(text: &str) -> Result<History<StrKvOp, StrKvOutput>, ParseError> {
+    parse_from(text.as_bytes())
+}
+
+/// [`parse`] from a stream, a line at a time.
+pub fn parse_from<R: BufRead>(input: R) -> Result<History<StrKvOp, StrKvOutput>, ParseError> {
     let mut rec = Recorder::new("process", "line");
-    for (n, raw) in text.lines().enumerate() {
+    each_line(input, |n, raw| {
         let t = raw.trim();
         if t.is_empty() || t.starts_with(';') {
-            continue;
+            return Ok(());
         }
-        record(&mut rec, t, n as u64 + 1).map_err(|m| ParseError::at(n + 1, m))?;
-    }
+        record(&mut rec, t, n as u64).map_err(|m| ParseError::at(n, m))
+    })?;
     // Only blank lines and comments: a history with nothing to check.
     Ok(rec.finish())
 }

@@ -14,27 +14,35 @@
 //! are skipped.
 
 use super::history::{History, ParseError, Recorder};
+use super::lines::each_line;
 use super::register::{RegisterOp, RegisterOutput};
+use std::io::BufRead;
 
 const MARK: &str = "jepsen.util - ";
 
 /// Parse a whole log; the error names the first bad line.
 pub fn parse(text: &str) -> Result<History<RegisterOp, RegisterOutput>, ParseError> {
+    parse_from(text.as_bytes())
+}
+
+/// [`parse`] from a stream, a line at a time.
+pub fn parse_from<R: BufRead>(input: R) -> Result<History<RegisterOp, RegisterOutput>, ParseError> {
     let mut rec = Recorder::new("process", "line");
     let mut history_lines = 0;
-    for (n, raw) in text.lines().enumerate() {
-        let line = n + 1;
+    let mut blank = true;
+    each_line(input, |line, raw| {
+        blank &= raw.trim().is_empty();
         let body = match raw.find(MARK) {
             Some(p) => &raw[p + MARK.len()..],
             None if raw.trim_start().starts_with(|c: char| c.is_ascii_digit()) => raw.trim_start(),
-            None => continue,
+            None => return Ok(()),
         };
         history_lines += 1;
-        record(&mut rec, body, line as u64).map_err(|m| ParseError::at(line, m))?;
-    }
+        record(&mut rec, body, line as u64).map_err(|m| ParseError::at(line, m))
+    })?;
     // An empty file, or a log of nemesis lines only, is a history with
     // nothing to check; text without a single history line is not a log.
-    if rec.is_empty() && history_lines == 0 && !text.trim().is_empty() {
+    if rec.is_empty() && history_lines == 0 && !blank {
         return Err(ParseError::whole(format!(
             "no Jepsen history lines (like `INFO  {MARK}2 :invoke :write 4`, tab-separated)"
         )));

@@ -13,20 +13,21 @@
 //!
 //! `:f` is an op of one of Knossos' models (see `jepsen_ops`);
 //! ops of the `:nemesis` process are skipped, other keys ignored. The file
-//! is read once ([`read`]), its ops' `:f`s tell which model it is of
-//! (`jepsen_model`), and then it is taken as that model's ops
-//! ([`Forms::history`]). As Jepsen means them: `:fail` did not happen;
+//! is read once, as a stream ([`read_from`]), each op map kept as a compact
+//! event; the ops' `:f`s tell which model it is of (`jepsen_model`), and
+//! then the events are taken as that model's ops ([`Events::into_history`]). As Jepsen means them: `:fail` did not happen;
 //! `:info`, or no completion, may have happened at any point after the
 //! invoke, or never. Jepsen gives a process whose op ended `:info` a new
 //! number, but a reused number is read as a new process too. Values are
 //! any EDN value; what an op returned is taken from its `:ok`.
 
-use super::edn::{Edn, Reader};
-use super::history::{History, ParseError, Recorder};
-use super::jepsen_ops::{expected_f, JepsenOps};
+use super::edn::{Edn, Items};
+use super::history::{History, ParseError};
+use super::jepsen_events::Events;
+use super::jepsen_ops::JepsenOps;
 use super::register::Register;
-use std::collections::BTreeMap;
 use std::fmt;
+use std::io::BufRead;
 
 /// A register's value, compared as Clojure's `=` compares EDN values:
 /// integers as integers, anything else by its canonical text (so `1N` is
@@ -73,13 +74,9 @@ pub fn register(initial: Value) -> Register<Value> {
     Register::starting_at(Some(initial))
 }
 
-/// A history file's forms, read but not yet taken as ops of some model.
-pub struct Forms {
-    /// Each op map with the line it starts on.
-    forms: Vec<(usize, Edn)>,
-    /// Every op starts on a line of its own.
-    by_line: bool,
-}
+/// A history file's ops, read but not yet taken as some model's: once its
+/// EDN forms, the name it keeps.
+pub type Forms = Events;
 
 pub struct Parsed<I, O> {
     pub history: History<I, O>,
@@ -91,151 +88,32 @@ pub struct Parsed<I, O> {
 /// Parse a whole history file as ops of `model`; the error names the
 /// first bad line.
 pub fn parse<M: JepsenOps>(model: &M, text: &str) -> Result<Parsed<M::Input, M::Output>, ParseError> {
-    let forms = read(text)?;
+    let events = read(text)?;
+    let unit = events.unit();
     Ok(Parsed {
-        history: forms.history(model)?,
-        unit: forms.unit(),
+        history: events.into_history(model)?,
+        unit,
     })
 }
 
 /// Read a history file's EDN: the items of its one top-level vector (or
 /// list), or every top-level value.
-pub fn read(text: &str) -> Result<Forms, ParseError> {
-    let forms = read_forms(text).map_err(|e| ParseError::at(e.line, e.message))?;
-    let by_line = forms.windows(2).all(|w| w[0].0 < w[1].0);
-    Ok(Forms { forms, by_line })
+pub fn read(text: &str) -> Result<Events, ParseError> {
+    read_from(text.as_bytes())
 }
 
-impl Forms {
-    pub fn unit(&self) -> &'static str {
-        if self.by_line {
-            "line"
-        } else {
-            "op"
-        }
-    }
-
-    /// Each `:f` of the ops (the nemesis's aside) with the first line it is
-    /// on, to tell which model they are ops of. Forms that are no op are
-    /// left for [`Forms::history`] to refuse.
-    pub fn fs(&self) -> BTreeMap<String, usize> {
-        let mut fs = BTreeMap::new();
-        for (line, form) in &self.forms {
-            let Ok(op) = op_map(form) else { continue };
-            if let (Some(Edn::Keyword(f)), false) = (op.get("f"), is_nemesis(op)) {
-                fs.entry(f.clone()).or_insert(*line);
-            }
-        }
-        fs
-    }
-
-    /// The ops as `model`'s.
-    pub fn history<M: JepsenOps>(&self, model: &M) -> Result<History<M::Input, M::Output>, ParseError> {
-        let mut rec = Recorder::new("process", self.unit());
-        for (index, (line, form)) in self.forms.iter().enumerate() {
-            let at = if self.by_line { *line as u64 } else { index as u64 };
-            record(model, &mut rec, form, at).map_err(|m| ParseError::at(*line, m))?;
-        }
-        // No op, or nemesis ops only: a history with nothing to check, as
-        // Knossos and porcupine judge it.
-        Ok(rec.finish())
-    }
+/// [`read`] from a stream: each item is made a compact event as soon as
+/// it is read, so what is held is the events, not the text or its EDN.
+pub fn read_from<R: BufRead>(input: R) -> Result<Events, ParseError> {
+    read_items(Items::new(input))
 }
 
-/// Each op with the line it starts on: the items of the one top-level
-/// vector (or list), or every top-level value.
-fn read_forms(text: &str) -> Result<Vec<(usize, Edn)>, super::edn::EdnError> {
-    let mut r = Reader::new(text);
-    let mut forms = Vec::new();
-    match r.enter()? {
-        Some(seq) => {
-            while let Some(form) = r.next_in(seq)? {
-                forms.push(form);
-            }
-            if let Some((line, _)) = r.next_form()? {
-                return Err(super::edn::EdnError {
-                    line,
-                    message: "unexpected value after the history's closing bracket".into(),
-                });
-            }
-        }
-        None => {
-            while let Some(form) = r.next_form()? {
-                forms.push(form);
-            }
-        }
+fn read_items<R: BufRead>(mut items: Items<R>) -> Result<Events, ParseError> {
+    let mut events = Events::new();
+    while let Some((line, item)) = items.next().map_err(|e| ParseError::at(e.line, e.message))? {
+        events.push(line, &item);
     }
-    Ok(forms)
-}
-
-fn op_map(form: &Edn) -> Result<&Edn, String> {
-    match form {
-        Edn::Map(_) => Ok(form),
-        Edn::Tagged(_, map) if matches!(**map, Edn::Map(_)) => Ok(map),
-        other => Err(format!(
-            "expected an op map like {{:process 0, :type :invoke, :f :read, :value nil}}, found {}",
-            other.brief()
-        )),
-    }
-}
-
-fn is_nemesis(op: &Edn) -> bool {
-    matches!(op.get("process"), Some(Edn::Keyword(k)) if k == "nemesis")
-}
-
-/// Record one op event.
-fn record<M: JepsenOps>(model: &M, rec: &mut Recorder<M::Input, M::Output>, form: &Edn, at: u64) -> Result<(), String> {
-    let op = op_map(form)?;
-    if is_nemesis(op) {
-        return Ok(());
-    }
-    let process = match op.get("process") {
-        Some(Edn::Int(p)) if *p >= 0 => *p as u64,
-        Some(other) => {
-            return Err(format!(
-                "expected :process to be a number or :nemesis, found {}",
-                other.brief()
-            ))
-        }
-        None => return Err("missing :process".into()),
-    };
-    let kind = match op.get("type") {
-        Some(Edn::Keyword(k)) if ["invoke", "ok", "fail", "info"].contains(&k.as_str()) => k.as_str(),
-        Some(other) => {
-            return Err(format!(
-                "expected :type :invoke, :ok, :fail or :info, found {}",
-                other.brief()
-            ))
-        }
-        None => return Err("missing :type".into()),
-    };
-    let func = match op.get("f") {
-        Some(Edn::Keyword(f)) if M::FS.contains(&f.as_str()) => f.as_str(),
-        Some(other) => return Err(expected_f::<M>(&other.brief())),
-        None => return Err("missing :f".into()),
-    };
-    let value = op.get("value").unwrap_or(&Edn::Nil);
-    if kind == "invoke" {
-        let input = model.input(func, value)?;
-        return rec.invoke(process, input, at);
-    }
-    let invoked = rec.open_op(process)?;
-    let invoked_f = model.f(&invoked.input);
-    if invoked_f != func {
-        return Err(format!(
-            "process {process} completes :{func} but invoked :{invoked_f} at {} {}",
-            rec.unit(),
-            invoked.invoke
-        ));
-    }
-    match kind {
-        "fail" => rec.fail(process, at),
-        "info" => rec.info(process, at),
-        _ => {
-            let output = model.output(&invoked.input, value)?;
-            rec.ok(process, output, at)
-        }
-    }
+    Ok(events)
 }
 
 #[cfg(test)]
@@ -349,6 +227,50 @@ mod tests {
             check(&register(Value::Int(0)), &h, &opts).outcome,
             Outcome::NotLinearizable(_)
         ));
+    }
+
+    /// The history and unit of `text` read `chunk` bytes at a time, or the error.
+    fn in_chunks(text: &str, chunk: usize) -> String {
+        let input = std::io::BufReader::with_capacity(3, text.as_bytes());
+        let read = read_items(Items::with_chunk(input, chunk)).and_then(|events| {
+            let unit = events.unit();
+            events.into_history(&register(Value::Nil)).map(|h| (h, unit))
+        });
+        format!("{read:?}")
+    }
+
+    #[test]
+    fn read_in_chunks_of_any_size_a_history_is_the_one_read_whole() {
+        let lines = "{:type :invoke, :f :write, :value \"é\", :process 0}\n\
+                     #jepsen.history.Op{:index 1, :type :ok, :process 0, :f :write, :value \"é\"}\n\
+                     {:process :nemesis, :type :info, :f :start, :value [:isolated {\"n1\" #{\"n2\"}}]}\n\
+                     {:process 1, :type :invoke, :f :cas, :value (\"é\" [1 2])}\n\
+                     {:process 1, :type :ok, :f :cas, :value nil}\n\
+                     {:process 2, :type :invoke, :f :read, :value nil} {:process 2, :type :ok, :f :read, :value #{2 1}}\n";
+        let vector = format!("[{}]", lines.trim_end().replace('\n', "\n "));
+        let cases = [
+            lines.to_string(),
+            vector.clone(),
+            vector.replace('\n', " "),
+            // Cut short: inside a map, inside a string, before the closing bracket.
+            vector[..vector.len() / 2].to_string(),
+            vector[..vector.find("é").unwrap()].to_string(),
+            vector[..vector.len() - 1].to_string(),
+            format!("{vector} [1]"),
+            lines.replace(":process 2, :type :ok", ":process 3, :type :ok"),
+            lines.replace(":value (\"é\" [1 2])", ":value #{1 2}"),
+        ];
+        for text in &cases {
+            let want = format!("{:?}", parse(text).map(|p| (p.history, p.unit)));
+            for chunk in [1, 2, 3, 5, 8, 13, 64, 1 << 20] {
+                assert_eq!(in_chunks(text, chunk), want, "{text:?} in chunks of {chunk}");
+            }
+        }
+        let e = parse(&vector[..vector.len() - 1]).err().expect("refused");
+        assert_eq!(
+            (e.line, e.message.as_str()),
+            (Some(1), "expected ']' to close the vector, found the end of the input")
+        );
     }
 
     fn err(text: &str) -> ParseError {

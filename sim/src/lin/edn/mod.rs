@@ -9,10 +9,14 @@
 
 mod number;
 mod read;
+mod stream;
+#[cfg(test)]
+mod stream_tests;
 #[cfg(test)]
 mod tests;
 
 pub use read::{read_one, Reader, DEPTH_MAX};
+pub use stream::Items;
 
 use std::fmt::{self, Write as _};
 
@@ -70,12 +74,7 @@ impl Edn {
 
     /// The value's text, cut short if long, for an error message.
     pub fn brief(&self) -> String {
-        const MAX: usize = 60;
-        let text = self.to_string();
-        match text.char_indices().nth(MAX) {
-            Some((at, _)) => format!("{}...", &text[..at]),
-            None => text,
-        }
+        brief(self.to_string())
     }
 
     fn write(&self, out: &mut String, canonical: bool) {
@@ -167,6 +166,15 @@ impl fmt::Display for Edn {
         let mut out = String::new();
         self.write(&mut out, false);
         f.write_str(&out)
+    }
+}
+
+/// A value's text cut short if long, for an error message.
+pub fn brief(text: String) -> String {
+    const MAX: usize = 60;
+    match text.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text,
     }
 }
 

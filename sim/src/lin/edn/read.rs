@@ -3,6 +3,7 @@
 
 use super::number::number;
 use super::{Edn, EdnError, NAMED_CHARS};
+use std::cell::Cell;
 
 /// Deeper than any history needs, shallow enough for any thread's stack.
 pub const DEPTH_MAX: usize = 128;
@@ -30,6 +31,9 @@ pub struct Reader<'a> {
     line: usize,
     /// How errors name the end of the text.
     end: &'static str,
+    /// Whether reading looked for a byte past the end of `s`: only then
+    /// could more text after it have changed what was read.
+    past_end: Cell<bool>,
 }
 
 fn is_space(b: u8) -> bool {
@@ -43,13 +47,35 @@ fn is_delimiter(b: u8) -> bool {
 
 impl<'a> Reader<'a> {
     pub fn new(s: &'a str) -> Self {
-        let at = if s.starts_with('\u{feff}') { 3 } else { 0 };
+        let mut r = Reader::resume(s, 1);
+        if s.starts_with('\u{feff}') {
+            r.at = 3;
+        }
+        r
+    }
+
+    /// Text that goes on from line `line` of a file, and may be cut short
+    /// of its end: see [`Reader::past_end`].
+    pub fn resume(s: &'a str, line: usize) -> Self {
         Reader {
             s,
-            at,
-            line: 1,
+            at: 0,
+            line,
             end: "the end of the input",
+            past_end: Cell::new(false),
         }
+    }
+
+    /// Whether reading looked past the end of the text. A result read
+    /// without doing so is what the text followed by anything gives; one
+    /// read with it may be changed by more text.
+    pub fn past_end(&self) -> bool {
+        self.past_end.get()
+    }
+
+    /// Bytes of the text read so far, and the line reading is on.
+    pub fn position(&self) -> (usize, usize) {
+        (self.at, self.line)
     }
 
     /// For text that is one line of a file: errors say "the end of the line".
@@ -102,11 +128,19 @@ impl<'a> Reader<'a> {
     }
 
     fn peek(&self) -> Option<u8> {
-        self.s.as_bytes().get(self.at).copied()
+        self.byte(self.at)
     }
 
     fn peek_at(&self, ahead: usize) -> Option<u8> {
-        self.s.as_bytes().get(self.at + ahead).copied()
+        self.byte(self.at + ahead)
+    }
+
+    fn byte(&self, i: usize) -> Option<u8> {
+        let b = self.s.as_bytes().get(i).copied();
+        if b.is_none() {
+            self.past_end.set(true);
+        }
+        b
     }
 
     /// Step over one byte, counting lines.
@@ -428,6 +462,9 @@ impl<'a> Reader<'a> {
     }
 
     fn hex4(&mut self) -> Result<u32> {
+        if self.at + 4 > self.s.len() {
+            self.past_end.set(true);
+        }
         let digits = self
             .s
             .get(self.at..self.at + 4)
@@ -471,6 +508,7 @@ impl<'a> Reader<'a> {
     fn character(&mut self) -> Result<char> {
         self.at += 1;
         let Some(first) = self.s[self.at..].chars().next() else {
+            self.past_end.set(true);
             return Err(self.error(format!("expected a character after '\\', found {}", self.end)));
         };
         let start = self.at;
