@@ -41,6 +41,7 @@ mod reads_from;
 mod register;
 mod search;
 mod set;
+mod set_order;
 mod string_kv;
 mod string_kv_appends;
 mod unique_values;
@@ -52,6 +53,8 @@ pub mod gen_kv;
 mod brute;
 #[cfg(test)]
 mod jepsen_edn_tests;
+#[cfg(test)]
+mod set_order_tests;
 #[cfg(test)]
 mod string_kv_appends_tests;
 #[cfg(test)]

@@ -80,6 +80,21 @@ pub trait Model {
     /// acceptable, so this must return `Some`.
     fn step(&self, state: &Self::State, input: &Self::Input, output: Option<&Self::Output>) -> Option<Self::State>;
 
+    /// [`Model::step`] in place: whether `input` with `output` steps from
+    /// `state`, which it then leaves as the next state (as it found it if
+    /// not). Replaying one order of thousands of ops steps a state that
+    /// grows with them; a model whose states are collections says it here
+    /// without a copy per step. Default: through `step`.
+    fn step_in_place(&self, state: &mut Self::State, input: &Self::Input, output: Option<&Self::Output>) -> bool {
+        match self.step(state, input, output) {
+            Some(next) => {
+                *state = next;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The operation never changes the state. An unknown-outcome read
     /// constrains nothing, so the search leaves it out.
     fn is_read(&self, _input: &Self::Input) -> bool {
@@ -132,6 +147,18 @@ pub trait Model {
     /// here instead.
     fn accesses(&self, ops: &[&Op<Self::Input, Self::Output>]) -> Option<Vec<Access<Self::State>>> {
         each_access(self, ops)
+    }
+
+    /// One key's ops (in history order; outputs of ops that did not
+    /// complete count as unknown) decided in polynomial time by what the
+    /// model knows of itself, where [`Model::accesses`] cannot name the
+    /// state each op found (a set's adds commute, so a read pins which came
+    /// before it, not their order): `Some(Some(order))`, an order of the
+    /// ops that took effect, which is replayed through [`Model::step`]
+    /// before it is believed; `Some(None)`, no order exists; `None`, not
+    /// decided this way. Default: `None`.
+    fn order(&self, _ops: &[&Op<Self::Input, Self::Output>]) -> Option<Option<Vec<usize>>> {
+        None
     }
 
     /// The heap memory `state` holds beyond its own size (a list's

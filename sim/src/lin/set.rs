@@ -75,6 +75,18 @@ impl<V: Element> Model for Set<V> {
         }
     }
 
+    fn step_in_place(&self, state: &mut BTreeSet<V>, input: &SetOp<V>, output: Option<&SetOutput<V>>) -> bool {
+        match (input, output) {
+            (SetOp::Add(v), None | Some(SetOutput::Added)) => {
+                state.insert(v.clone());
+                true
+            }
+            (SetOp::Read, None) => true,
+            (SetOp::Read, Some(SetOutput::Read(seen))) => seen.len() == state.len() && state.iter().eq(seen),
+            _ => false,
+        }
+    }
+
     fn is_read(&self, input: &SetOp<V>) -> bool {
         *input == SetOp::Read
     }
@@ -84,21 +96,41 @@ impl<V: Element> Model for Set<V> {
     /// element, so only adds can follow it, and adds succeed whatever the
     /// set holds.
     fn seen(&self, ops: &[&Op<SetOp<V>, SetOutput<V>>]) -> Vec<Seen> {
-        let read: BTreeSet<&V> = ops
+        // Reads of a growing set repeat each element many times over: only
+        // the elements of unknown-outcome adds are looked for.
+        let unknown: BTreeSet<&V> = ops
             .iter()
-            .filter(|o| o.is_completed())
-            .filter_map(|o| match &o.output {
-                Some(SetOutput::Read(seen)) => Some(seen),
-                _ => None,
+            .filter(|o| !o.is_completed())
+            .filter_map(|o| match &o.input {
+                SetOp::Add(v) => Some(v),
+                SetOp::Read => None,
             })
-            .flatten()
             .collect();
+        let read: BTreeSet<&V> = match unknown.is_empty() {
+            true => BTreeSet::new(),
+            false => ops
+                .iter()
+                .filter(|o| o.is_completed())
+                .filter_map(|o| match &o.output {
+                    Some(SetOutput::Read(seen)) => Some(seen),
+                    _ => None,
+                })
+                .flatten()
+                .filter(|v| unknown.contains(v))
+                .collect(),
+        };
         ops.iter()
             .map(|o| match &o.input {
                 SetOp::Add(v) if !o.is_completed() && !read.contains(v) => Seen::Never,
                 _ => Seen::Maybe,
             })
             .collect()
+    }
+
+    /// With every element added once, decided level by level (see
+    /// `set_order`).
+    fn order(&self, ops: &[&Op<SetOp<V>, SetOutput<V>>]) -> Option<Option<Vec<usize>>> {
+        super::set_order::order(ops)
     }
 
     fn describe_key(&self, _key: &()) -> String {

@@ -1,5 +1,6 @@
 //! Keys whose written values are unique, decided without a search: the
-//! polynomial decision of [`super::reads_from`], an order it gives replayed
+//! polynomial decision of [`super::reads_from`] (or the model's own, see
+//! [`Model::order`]), an order it gives replayed
 //! through the model before it is believed, and, for a key that is not
 //! linearizable, the longest stretch of it from the start that is.
 
@@ -35,6 +36,12 @@ pub(crate) fn decide<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>]) -> O
 /// `Some(Some(order))`: linearizable, and `order` (indices into `ops`)
 /// replays; `Some(None)`: not linearizable.
 fn linearization<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>]) -> Option<Option<Vec<usize>>> {
+    if let Some(decided) = model.order(ops) {
+        return match decided {
+            None => Some(None),
+            Some(order) => believed(model, ops, order).map(Some),
+        };
+    }
     let accesses = model.accesses(ops)?;
     // Refusals constrain only where they may sit: the rest is decided
     // without them (a history whose rest is not linearizable is not
@@ -49,11 +56,16 @@ fn linearization<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>]) -> Optio
         Decision::Linearizable(order) => {
             let order: Vec<usize> = order.into_iter().map(|j| rest[j]).collect();
             let order = place_refusals(model, ops, &accesses, &refused, order)?;
-            let complete = ops.iter().filter(|o| o.is_completed()).count();
-            let placed = order.iter().filter(|&&i| ops[i].is_completed()).count();
-            (placed == complete && replay(model, ops, &order).is_some()).then_some(Some(order))
+            believed(model, ops, order).map(Some)
         }
     }
+}
+
+/// `order` if it places every completed op and replays through the model.
+fn believed<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>], order: Vec<usize>) -> Option<Vec<usize>> {
+    let complete = ops.iter().filter(|o| o.is_completed()).count();
+    let placed = order.iter().filter(|&&i| ops[i].is_completed()).count();
+    (placed == complete && replay(model, ops, &order).is_some()).then_some(order)
 }
 
 /// `order` (of every op but the refusals) with each refusal put at the
@@ -178,7 +190,9 @@ fn replay<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>], order: &[usize]
         }
         invoked_last = invoked_last.max(Some(o.invoke));
         let output = if o.is_completed() { o.output.as_ref() } else { None };
-        state = model.step(&state, &o.input, output)?;
+        if !model.step_in_place(&mut state, &o.input, output) {
+            return None;
+        }
     }
     Some(state)
 }
