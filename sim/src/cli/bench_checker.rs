@@ -4,7 +4,7 @@
 
 use crate::lin::gen::{inject_stale_read, register_history, Shape};
 use crate::lin::gen_kv::{kv_history, KvShape};
-use crate::lin::{check, DstHistory, DstKv, History, Model, Options, Outcome, Register};
+use crate::lin::{check, Checked, DstHistory, DstKv, History, Model, Options, Outcome, Register};
 use crate::registry::Registry;
 use crate::runner::run_seed_with;
 use crate::scenario::Scenario;
@@ -21,10 +21,23 @@ pub(super) struct CheckerRow {
     linearizable: usize,
     not_linearizable: usize,
     unknown: usize,
+    /// Model steps the searches took, over all histories.
+    steps: u64,
+    /// Keys decided without a search, and keys searched.
+    keys_without_search: usize,
+    keys_searched: usize,
+    /// The most heap one check held at once (null where dst's counting
+    /// allocator is not the program's).
+    peak_heap_bytes: Option<u64>,
 }
 
-/// One history checked: seconds, ops, verdict.
-type Run = (f64, usize, Outcome);
+/// One history checked.
+struct Run {
+    seconds: f64,
+    ops: usize,
+    checked: Checked,
+    peak_heap_bytes: Option<u64>,
+}
 
 /// Histories of 100 ops per row of the small register workloads.
 const SMALL: u64 = 500;
@@ -106,8 +119,9 @@ pub(super) fn rows(
                 .map_err(|m| format!("{} seed {seed}: {m}", scenario.name))?;
         }
         let h = history.finish();
-        let c = check(&DstKv, &h, &opts);
-        traced_runs.push((start.elapsed().as_secs_f64(), h.ops.len(), c.outcome));
+        let mut run = timed(&DstKv, &h, &opts);
+        run.seconds = start.elapsed().as_secs_f64();
+        traced_runs.push(run);
     }
     if !traced_runs.is_empty() {
         let traces = format!("{} traces", traced.map_or("no", |s| s.name.as_str()));
@@ -117,8 +131,9 @@ pub(super) fn rows(
     if !json {
         for r in &rows {
             crate::outln!(
-                "checker {:<24} {:>4} histories {:>8.0} ops each  {:>10.0} ops/s  p50 {:>10.1} us  p99 {:>10.1} us | {} linearizable, {} not, {} unknown",
-                r.histories, r.count, r.ops_per_history, r.ops_per_s, r.p50_us, r.p99_us, r.linearizable, r.not_linearizable, r.unknown
+                "checker {:<24} {:>4} histories {:>8.0} ops each  {:>10.0} ops/s  p50 {:>10.1} us  p99 {:>10.1} us | {} linearizable, {} not, {} unknown | keys {} without search, {} searched, {} steps | peak heap {}",
+                r.histories, r.count, r.ops_per_history, r.ops_per_s, r.p50_us, r.p99_us, r.linearizable, r.not_linearizable, r.unknown,
+                r.keys_without_search, r.keys_searched, r.steps, r.peak_heap_bytes.map_or("-".to_string(), |b| format!("{:.1} MB", b as f64 / 1e6))
             );
         }
     }
@@ -126,20 +141,27 @@ pub(super) fn rows(
 }
 
 fn timed<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options) -> Run {
+    let heap = crate::mem::mark();
     let start = Instant::now();
-    let c = check(model, h, opts);
-    (start.elapsed().as_secs_f64(), h.ops.len(), c.outcome)
+    let checked = check(model, h, opts);
+    Run {
+        seconds: start.elapsed().as_secs_f64(),
+        ops: h.ops.len(),
+        checked,
+        peak_heap_bytes: crate::mem::peak_since(heap),
+    }
 }
 
 fn row(name: &str, runs: Vec<Run>) -> CheckerRow {
-    let mut times: Vec<f64> = runs.iter().map(|r| r.0).collect();
+    let mut times: Vec<f64> = runs.iter().map(|r| r.seconds).collect();
     times.sort_by(f64::total_cmp);
     let rank = |p: f64| match times.len() {
         0 => 0.0,
         n => times[((p * n as f64).ceil() as usize).clamp(1, n) - 1] * 1e6,
     };
-    let ops: usize = runs.iter().map(|r| r.1).sum();
-    let count = |f: fn(&Outcome) -> bool| runs.iter().filter(|r| f(&r.2)).count();
+    let ops: usize = runs.iter().map(|r| r.ops).sum();
+    let count = |f: fn(&Outcome) -> bool| runs.iter().filter(|r| f(&r.checked.outcome)).count();
+    let keys_without_search: usize = runs.iter().map(|r| r.checked.keys_without_search).sum();
     CheckerRow {
         histories: name.to_string(),
         count: runs.len(),
@@ -150,5 +172,9 @@ fn row(name: &str, runs: Vec<Run>) -> CheckerRow {
         linearizable: count(|o| *o == Outcome::Linearizable),
         not_linearizable: count(|o| matches!(o, Outcome::NotLinearizable(_))),
         unknown: count(|o| matches!(o, Outcome::Unknown { .. })),
+        steps: runs.iter().map(|r| r.checked.steps).sum(),
+        keys_without_search,
+        keys_searched: runs.iter().map(|r| r.checked.keys).sum::<usize>() - keys_without_search,
+        peak_heap_bytes: runs.iter().map(|r| r.peak_heap_bytes).max().flatten(),
     }
 }
