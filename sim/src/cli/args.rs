@@ -212,8 +212,9 @@ pub struct ExploreArgs {
     #[arg(long, default_value_t = 0)]
     pub clocks: u32,
     /// Storage faults per run where the profile has them: failed fsyncs, a
-    /// full disk, a slow disk, or reads that fail at the next boot (each
-    /// ends at a later move, or where the run settles).
+    /// full disk, a slow disk, or reads that fail at boot (the node
+    /// crashes and restarts into them); each ends at a later move, or
+    /// where the run settles.
     #[arg(long, default_value_t = 0)]
     pub disks: u32,
     /// Client operations per run while it makes choices (clients work on

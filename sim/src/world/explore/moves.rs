@@ -190,7 +190,8 @@ pub(super) enum Move {
 }
 
 /// The storage faults a move makes. A read error takes effect at the
-/// node's next boot, so it comes with a crash, as fuzz's plans pair them.
+/// node's next boot, so it comes with a crash and a restart, as fuzz's
+/// plans pair them.
 const DISK_FAULTS: [DiskFault; 4] = [
     DiskFault::ReadError,
     DiskFault::FsyncError,
@@ -452,10 +453,15 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                     DiskFault::Slow => &mut u.slow,
                 } = u64::MAX;
                 if fault == DiskFault::ReadError {
-                    // Met at the next boot: down now, back by a move.
-                    let w = self.walk.as_mut().expect("exploring");
-                    w.downed.insert(node);
+                    // Met at the next boot: down now and back within half
+                    // the fault's longest, as fuzz's plans restart such a
+                    // node; a boot that fails on it halts and reboots
+                    // until a move (or the run settling) ends the fault.
                     self.apply(Action::Crash { node });
+                    let inc = self.nodes[node].inc;
+                    let w = self.walk.as_mut().expect("exploring");
+                    let back = (now + MS, now + (w.allowed.fault_ns / 2).max(MS));
+                    w.push(back.0, back.1, Ev::Reboot { node, inc });
                 }
             }
             Move::DiskEnds(node, fault) => self.apply(Action::Disk { node, fault, ms: 0 }),
