@@ -20,6 +20,11 @@ use std::collections::BTreeMap;
 /// happened (indices into `ops`), which the caller replays before it
 /// believes it.
 pub(super) fn order<V: Ord>(ops: &[&Op<SetOp<V>, SetOutput<V>>]) -> Option<Option<Vec<usize>>> {
+    // An op that returns before it is invoked is left to the search, as
+    // the decision by accesses leaves it.
+    if ops.iter().any(|o| o.complete.is_some_and(|c| c < o.invoke)) {
+        return None;
+    }
     let mut added: BTreeMap<&V, usize> = BTreeMap::new();
     for (i, o) in ops.iter().enumerate() {
         if let SetOp::Add(v) = &o.input {
