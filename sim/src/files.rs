@@ -218,7 +218,7 @@ pub fn gzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 /// The gzip magic number: a file that starts with it is read through gunzip.
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+pub(crate) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// Most bytes read of any input file (a report, summary, history,
 /// corpus); a gzipped one may gunzip to its own bound.
@@ -232,17 +232,24 @@ pub const SMALL_INPUT_BYTES_MAX: u64 = 16 << 20;
 /// that grows past `max`. Errors keep their kind (NotFound stays NotFound).
 pub fn read_input(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let m = std::fs::metadata(path)?;
-    if !m.is_file() {
-        let what = if m.is_dir() { "a folder" } else { "not a regular file" };
-        return Err(std::io::Error::other(format!("it is {what}")));
-    }
+    regular_input(path)?;
     let mut bytes = Vec::new();
     std::fs::File::open(path)?.take(max + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
         return Err(std::io::Error::other(format!("it is larger than {} MB", max >> 20)));
     }
     Ok(bytes)
+}
+
+/// The metadata of an input file, or why it is refused before anything is
+/// read: a FIFO, a device or a folder (see [`read_input`]).
+pub(crate) fn regular_input(path: &Path) -> std::io::Result<std::fs::Metadata> {
+    let m = std::fs::metadata(path)?;
+    if !m.is_file() {
+        let what = if m.is_dir() { "a folder" } else { "not a regular file" };
+        return Err(std::io::Error::other(format!("it is {what}")));
+    }
+    Ok(m)
 }
 
 /// [`read_input`] as UTF-8 text.

@@ -9,7 +9,7 @@
 //! reads on to the end and names the file's fault if it has one: the first
 //! of its size or gzip, else where it first is not UTF-8.
 
-use crate::files::INPUT_BYTES_MAX;
+use crate::files::{GZIP_MAGIC, INPUT_BYTES_MAX};
 use std::cell::{Cell, RefCell};
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -76,14 +76,7 @@ impl TextInput {
     pub fn open(path: &Path, gunzip_max: u64) -> Result<TextInput, String> {
         let shown = path.display().to_string();
         let cannot = |e: &dyn std::fmt::Display| format!("cannot read {shown}: {e}");
-        let m = std::fs::metadata(path).map_err(|e| cannot(&e))?;
-        if !m.is_file() {
-            return Err(cannot(&if m.is_dir() {
-                "it is a folder"
-            } else {
-                "it is not a regular file"
-            }));
-        }
+        let m = crate::files::regular_input(path).map_err(|e| cannot(&e))?;
         let too_large = format!("it is larger than {} MB", INPUT_BYTES_MAX >> 20);
         if m.len() > INPUT_BYTES_MAX {
             return Err(cannot(&too_large));
@@ -244,9 +237,6 @@ impl TextInput {
         }
     }
 }
-
-/// As `files` tells gzip.
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 impl Read for TextInput {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
