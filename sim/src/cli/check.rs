@@ -54,7 +54,10 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
     if let Some(Err(e)) = args.html.as_deref().map(crate::files::refuse_special) {
         return refuse(&mut input, &e);
     }
-    let html = args.html.is_some().then_some(file.as_str());
+    let wanted = Wanted {
+        html: args.html.is_some().then_some(file.as_str()),
+        json: args.json,
+    };
     let mut model = None;
     let judged = match format {
         HistoryFormat::Jepsen => {
@@ -64,7 +67,7 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
                 Some(v) => return bad(&format!("--initial: a Jepsen log's register holds integers, not {v}")),
             };
             let register = lin::Register::starting_at(initial);
-            lin::parse_jepsen::parse_from(&mut input).map(|h| judge(&register, &h, &opts, "line", html))
+            lin::parse_jepsen::parse_from(&mut input).map(|h| judge(&register, &h, &opts, "line", wanted))
         }
         HistoryFormat::JepsenEdn => {
             let chosen = parse_jepsen_edn::read_from(&mut input)
@@ -81,7 +84,7 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
                     let judge = JudgeJepsen {
                         events,
                         opts: &opts,
-                        html,
+                        wanted,
                     };
                     m.apply(initial.unwrap_or(Value::Nil), judge)
                 }
@@ -89,10 +92,10 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
             }
         }
         HistoryFormat::Edn => {
-            lin::parse_edn::parse_from(&mut input).map(|h| judge(&lin::StringKv, &h, &opts, "line", html))
+            lin::parse_edn::parse_from(&mut input).map(|h| judge(&lin::StringKv, &h, &opts, "line", wanted))
         }
         HistoryFormat::Json => match input.rest() {
-            Ok(text) => dst_history(reg, &text).map(|h| judge(&lin::DstKv, &h, &opts, "event", html)),
+            Ok(text) => dst_history(reg, &text).map(|h| judge(&lin::DstKv, &h, &opts, "event", wanted)),
             Err(e) => return bad(&e),
         },
     };
@@ -127,7 +130,11 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
         // The most heap the command held at once (null where dst's counting
         // allocator is not the program's).
         judged.json["peak_heap_bytes"] = json!(crate::mem::peak_since(heap));
-        crate::outln!("{}", judged.json);
+        let mut text = judged.json.to_string();
+        if let Some(list) = &judged.linearized {
+            text.insert_str(1, &format!("\"linearized\":{list},"));
+        }
+        crate::outln!("{text}");
     } else {
         crate::outln!("{file}: {}", judged.text.join("\n"));
     }
@@ -218,7 +225,7 @@ fn sniff_start(text: &str, all: bool) -> Option<HistoryFormat> {
 struct JudgeJepsen<'a> {
     events: Events,
     opts: &'a Options,
-    html: Option<&'a str>,
+    wanted: Wanted<'a>,
 }
 
 impl ModelUser for JudgeJepsen<'_> {
@@ -227,7 +234,7 @@ impl ModelUser for JudgeJepsen<'_> {
     fn with<M: JepsenOps>(self, model: &M) -> Result<Judged, ParseError> {
         let unit = self.events.unit();
         let h = self.events.into_history(model)?;
-        Ok(judge(model, &h, self.opts, unit, self.html))
+        Ok(judge(model, &h, self.opts, unit, self.wanted))
     }
 }
 
@@ -236,20 +243,25 @@ struct Judged {
     /// Lines for a human; the first follows "FILE: ".
     text: Vec<String>,
     json: Json,
+    /// The longest partial linearization of a failure as a JSON array,
+    /// written out rather than built as a value (a million ops would take
+    /// gigabytes as one), when JSON was asked for.
+    linearized: Option<String>,
     /// The page's data, when a page was asked for.
     view: Option<Json>,
 }
 
-/// `html`: the file's name, when its page is wanted.
-fn judge<M: Model>(
-    model: &M,
-    h: &History<M::Input, M::Output>,
-    opts: &Options,
-    unit: &str,
-    html: Option<&str>,
-) -> Judged {
-    let mut v = verdict(model, h, opts, unit);
-    v.judged.view = html.map(|file| {
+/// What is asked for besides the verdict's text.
+#[derive(Clone, Copy)]
+struct Wanted<'a> {
+    /// The file's name, when its page is wanted.
+    html: Option<&'a str>,
+    json: bool,
+}
+
+fn judge<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options, unit: &str, wanted: Wanted) -> Judged {
+    let mut v = verdict(model, h, opts, unit, wanted.json);
+    v.judged.view = wanted.html.map(|file| {
         let line = v.judged.text.first().cloned().unwrap_or_default();
         crate::view::history_data(model, h, &v.outcome, file, unit, &line)
     });
@@ -261,7 +273,15 @@ struct Verdict {
     outcome: Outcome,
 }
 
-fn verdict<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options, unit: &str) -> Verdict {
+/// `json_wanted`: whether the failure's partial linearization is wanted
+/// as JSON.
+fn verdict<M: Model>(
+    model: &M,
+    h: &History<M::Input, M::Output>,
+    opts: &Options,
+    unit: &str,
+    json_wanted: bool,
+) -> Verdict {
     // Wall time is reported, never judged: a verdict is the same on every machine.
     let started = std::time::Instant::now();
     let c: Checked = lin::check(model, h, opts);
@@ -310,6 +330,7 @@ fn verdict<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options
                     nothing.map_or(String::new(), |n| format!("; {n}"))
                 )],
                 json,
+                linearized: None,
                 view: None,
             }
         }
@@ -327,6 +348,7 @@ fn verdict<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options
                 code: 3,
                 text: vec![format!("unknown: {reason}{hint}")],
                 json,
+                linearized: None,
                 view: None,
             }
         }
@@ -336,7 +358,17 @@ fn verdict<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options
             json["result"] = json!("not-linearizable");
             json["key"] = json!(f.key);
             json["unplaced"] = op_json(f.unplaced);
-            json["linearized"] = f.linearized.iter().map(|&i| op_json(i)).collect();
+            let linearized = json_wanted.then(|| {
+                let mut list = String::from("[");
+                for (k, &i) in f.linearized.iter().enumerate() {
+                    if k > 0 {
+                        list.push(',');
+                    }
+                    list.push_str(&op_json(i).to_string());
+                }
+                list.push(']');
+                list
+            });
             json["state"] = json!(f.state);
             json["message"] = json!(f.message(model, h, unit));
             let n = f.linearized.len();
@@ -359,6 +391,7 @@ fn verdict<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options
                 code: 1,
                 text,
                 json,
+                linearized,
                 view: None,
             }
         }

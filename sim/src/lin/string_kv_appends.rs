@@ -114,6 +114,16 @@ struct Values<'a> {
     appends: &'a HashSet<&'a str>,
     put_lengths: Vec<usize>,
     append_lengths: Vec<usize>,
+    /// The appended values' (length, first byte, last byte), as bits: a
+    /// stretch of a read that no value could be is passed over without a
+    /// probe of `appends`, whose lookups miss the cache on big keys.
+    shapes: Vec<u64>,
+}
+
+/// The bit of a value's shape in [`Values::shapes`].
+fn shape(v: &[u8]) -> usize {
+    let (first, last) = (v.first().copied().unwrap_or(0), v.last().copied().unwrap_or(0));
+    ((v.len() & 63) << 16) | (usize::from(first) << 8) | usize::from(last)
 }
 
 impl<'a> Values<'a> {
@@ -123,11 +133,17 @@ impl<'a> Values<'a> {
             let l: BTreeSet<usize> = set.iter().map(|v| v.len()).collect();
             l.into_iter().collect()
         };
+        let mut shapes = vec![0u64; (64 << 16) / 64];
+        for v in appends {
+            let b = shape(v.as_bytes());
+            shapes[b / 64] |= 1 << (b % 64);
+        }
         Values {
             puts,
             appends,
             put_lengths: lengths(puts),
             append_lengths: lengths(appends),
+            shapes,
         }
     }
 
@@ -144,7 +160,9 @@ impl<'a> Values<'a> {
         for i in (0..n).rev() {
             for &l in self.append_lengths.iter().filter(|&&l| i + l <= n) {
                 let (w, _) = ways[i + l];
-                if w > 0 && s.get(i..i + l).is_some_and(|t| self.appends.contains(t)) {
+                let b = shape(&s.as_bytes()[i..i + l]);
+                let may_be = self.shapes[b / 64] & (1 << (b % 64)) != 0;
+                if w > 0 && may_be && s.get(i..i + l).is_some_and(|t| self.appends.contains(t)) {
                     ways[i] = (ways[i].0.saturating_add(w).min(2), l);
                 }
             }

@@ -48,9 +48,8 @@ fn linearization<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>]) -> Optio
     // either), and they are placed in the order it gives.
     let (refused, rest): (Vec<usize>, Vec<usize>) =
         (0..ops.len()).partition(|&i| matches!(accesses.get(i), Some(Access::Refused(_))));
-    let rest_ops: Vec<&Op<M::Input, M::Output>> = rest.iter().map(|&i| ops[i]).collect();
-    let rest_accesses: Vec<Access<M::State>> = rest.iter().map(|&i| accesses[i].clone()).collect();
-    match reads_from::decide(&model.init(), &items(&rest_ops, &rest_accesses)?) {
+    let decision = reads_from::decide(&model.init(), &items(ops, &accesses, &rest)?);
+    match decision {
         Decision::NotApplicable => None,
         Decision::NotLinearizable(_) => Some(None),
         Decision::Linearizable(order) => {
@@ -147,19 +146,19 @@ fn place_refusals<M: Model>(
     Some(out)
 }
 
-/// The ops as the decision sees them; `None` for accesses that do not
-/// match the ops one to one, or an op that returns before it is invoked.
-fn items<'a, I, O, S>(ops: &[&Op<I, O>], accesses: &'a [Access<S>]) -> Option<Vec<Item<'a, S>>> {
+/// The ops `which` picks as the decision sees them (item `j` is op
+/// `which[j]`); `None` for accesses that do not match the ops one to one,
+/// or an op that returns before it is invoked.
+fn items<'a, I, O, S>(ops: &[&Op<I, O>], accesses: &'a [Access<S>], which: &[usize]) -> Option<Vec<Item<'a, S>>> {
     if accesses.len() != ops.len() || ops.iter().any(|o| o.complete.is_some_and(|c| c < o.invoke)) {
         return None;
     }
-    let items = ops
+    let items = which
         .iter()
-        .zip(accesses)
-        .map(|(o, access)| Item {
-            access,
-            invoke: o.invoke,
-            returned: o.complete.filter(|_| o.is_completed()),
+        .map(|&i| Item {
+            access: &accesses[i],
+            invoke: ops[i].invoke,
+            returned: ops[i].complete.filter(|_| ops[i].is_completed()),
         })
         .collect();
     Some(items)
@@ -169,7 +168,8 @@ fn items<'a, I, O, S>(ops: &[&Op<I, O>], accesses: &'a [Access<S>]) -> Option<Ve
 #[cfg(test)]
 pub(crate) fn rule<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>]) -> Option<reads_from::Rule> {
     let accesses = model.accesses(ops)?;
-    match reads_from::decide(&model.init(), &items(ops, &accesses)?) {
+    let all: Vec<usize> = (0..ops.len()).collect();
+    match reads_from::decide(&model.init(), &items(ops, &accesses, &all)?) {
         Decision::NotLinearizable(rule) => Some(rule),
         _ => None,
     }
@@ -220,23 +220,31 @@ fn explain<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>]) -> Option<KeyV
             invoked_at[i] = k;
         }
     }
-    let pending: Vec<Op<M::Input, M::Output>> = ops
-        .iter()
-        .map(|o| Op {
-            client: o.client,
-            input: o.input.clone(),
-            output: None,
-            invoke: o.invoke,
-            complete: None,
-        })
-        .collect();
     let cut = |k: usize| {
         let kept: Vec<usize> = (0..n)
             .filter(|&i| invoked_at[i] < k && (returned_at[i] < k || !model.is_read(&ops[i].input)))
             .collect();
+        // The ops the cut leaves open, as ops of unknown outcome: copied
+        // for this cut alone, as there are only as many as were running
+        // at once.
+        let open: Vec<Op<M::Input, M::Output>> = kept
+            .iter()
+            .filter(|&&i| returned_at[i] >= k)
+            .map(|&i| Op {
+                client: ops[i].client,
+                input: ops[i].input.clone(),
+                output: None,
+                invoke: ops[i].invoke,
+                complete: None,
+            })
+            .collect();
+        let mut open = open.iter();
         let sub: Vec<&Op<M::Input, M::Output>> = kept
             .iter()
-            .map(|&i| if returned_at[i] < k { ops[i] } else { &pending[i] })
+            .map(|&i| match returned_at[i] < k {
+                true => ops[i],
+                false => open.next().expect("one copy per open op"),
+            })
             .collect();
         let order = linearization(model, &sub)?;
         Some(order.map(|o| o.into_iter().map(|j| kept[j]).collect::<Vec<usize>>()))
