@@ -370,6 +370,9 @@ fn verdict<M: Model>(
                 list
             });
             json["state"] = json!(f.state);
+            if let Some(why) = &f.why {
+                json["why"] = json!(why);
+            }
             json["message"] = json!(f.message(model, h, unit));
             let n = f.linearized.len();
             let mut text = vec![
@@ -387,6 +390,9 @@ fn verdict<M: Model>(
                     .map(|&i| format!("    {}", show(i))),
             );
             text.push(format!("  state there: {}", f.state));
+            if let Some(why) = &f.why {
+                text.push(format!("  why: {why}"));
+            }
             Judged {
                 code: 1,
                 text,

@@ -22,6 +22,7 @@
 //! those writes and reads can take (`reads_from`, for models that say how
 //! their ops touch the state through [`Model::access`]).
 
+mod brief;
 pub mod edn;
 mod history;
 mod jepsen_events;
@@ -125,6 +126,9 @@ pub struct Failure {
     pub unplaced: usize,
     /// The model state after `linearized`.
     pub state: String,
+    /// Why the op cannot follow that state, where the model says more
+    /// than the two descriptions show ([`Model::describe_misfit`]).
+    pub why: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -293,9 +297,16 @@ fn without_search<M: Model>(
             key: model.describe_key(&part.key),
             linearized: linearized.into_iter().map(|j| part.all[j]).collect(),
             unplaced: part.all[unplaced],
+            why: misfit(model, &state, &history.ops[part.all[unplaced]]),
             state: model.describe_state(&state),
         }),
     })
+}
+
+/// What the model says of why `op` cannot follow `state`.
+fn misfit<M: Model>(model: &M, state: &M::State, op: &Op<M::Input, M::Output>) -> Option<String> {
+    let output = if op.is_completed() { op.output.as_ref() } else { None };
+    model.describe_misfit(state, &op.input, output)
 }
 
 /// The key searched; `steps` counts model steps over all keys.
@@ -340,6 +351,7 @@ fn search_key<M: Model>(
                 key,
                 linearized: linearized.into_iter().map(|j| part.searched[j]).collect(),
                 unplaced: part.searched[unplaced],
+                why: misfit(model, &state, &history.ops[part.searched[unplaced]]),
                 state: model.describe_state(&state),
             })
         }
@@ -392,8 +404,9 @@ impl Failure {
             (n, false) if n > SHOWN => format!("after {n} linearized ops, ending {}", tail.join(", ")),
             (_, false) => format!("after {}", tail.join(", ")),
         };
+        let why = self.why.as_ref().map_or(String::new(), |w| format!(" ({w})"));
         format!(
-            "key {}: {} cannot be linearized {before}; the state there is {}",
+            "key {}: {} cannot be linearized {before}; the state there is {}{why}",
             self.key,
             describe_op(model, &history.ops[self.unplaced], unit),
             self.state

@@ -179,6 +179,19 @@ pub trait Model {
     fn describe_op(&self, input: &Self::Input, output: Option<&Self::Output>) -> String;
 
     fn describe_state(&self, state: &Self::State) -> String;
+
+    /// Why `input` with `output` cannot follow `state`, where the two
+    /// descriptions do not show it at a glance: a read of a set of
+    /// thousands that lacks one element names that element. Default:
+    /// nothing more than the descriptions.
+    fn describe_misfit(
+        &self,
+        _state: &Self::State,
+        _input: &Self::Input,
+        _output: Option<&Self::Output>,
+    ) -> Option<String> {
+        None
+    }
 }
 
 /// [`Model::access`] of each of `ops`, one at a time: what

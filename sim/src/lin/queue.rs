@@ -110,7 +110,7 @@ impl<V: Element> Model for FifoQueue<V> {
     fn describe_state(&self, state: &VecDeque<V>) -> String {
         match show(state) {
             None => "empty".to_string(),
-            Some(items) => format!("[{items}], oldest first"),
+            Some(items) => format!("{items}, oldest first"),
         }
     }
 }
@@ -184,7 +184,7 @@ impl<V: Element> Model for UnorderedQueue<V> {
         let items = state.iter().flat_map(|(v, n)| std::iter::repeat_n(v, *n));
         match show(items) {
             None => "empty".to_string(),
-            Some(items) => format!("[{items}], in any order"),
+            Some(items) => format!("{items}, in any order"),
         }
     }
 }
@@ -219,9 +219,11 @@ fn describe<V: Display>(input: &QueueOp<V>, output: Option<&QueueOutput<V>>) -> 
     }
 }
 
+/// The elements in brackets, long queues cut to their ends (see
+/// `brief`); `None` for none.
 fn show<'a, V: Display + 'a>(items: impl IntoIterator<Item = &'a V>) -> Option<String> {
     let items: Vec<String> = items.into_iter().map(|v| v.to_string()).collect();
-    (!items.is_empty()).then(|| items.join(" "))
+    (!items.is_empty()).then(|| super::brief::brief(&items, "[", "]"))
 }
 
 #[cfg(test)]

@@ -154,12 +154,35 @@ impl<V: Element> Model for Set<V> {
     fn describe_state(&self, state: &BTreeSet<V>) -> String {
         show(state)
     }
+
+    /// The elements a read lacks, those it has that the set has not, and
+    /// those it returned twice.
+    fn describe_misfit(&self, state: &BTreeSet<V>, input: &SetOp<V>, output: Option<&SetOutput<V>>) -> Option<String> {
+        let (SetOp::Read, Some(SetOutput::Read(seen))) = (input, output) else {
+            return None;
+        };
+        let returned: BTreeSet<&V> = seen.iter().collect();
+        let twice: BTreeSet<&V> = seen.windows(2).filter(|w| w[0] == w[1]).map(|w| &w[0]).collect();
+        let lacks: Vec<&V> = state.iter().filter(|v| !returned.contains(v)).collect();
+        let extra: Vec<&V> = returned.iter().copied().filter(|v| !state.contains(*v)).collect();
+        let parts: Vec<String> = [
+            ("the read lacks", lacks),
+            ("has what the set has not:", extra),
+            ("returns twice", twice.into_iter().collect()),
+        ]
+        .into_iter()
+        .filter(|(_, vs)| !vs.is_empty())
+        .map(|(what, vs)| format!("{what} {}", show(vs)))
+        .collect();
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
 }
 
-/// As EDN writes a set; a read's duplicates show as they were returned.
+/// As EDN writes a set, long ones cut to their ends (see `brief`); a
+/// read's duplicates show as they were returned.
 fn show<'a, V: Display + 'a>(elements: impl IntoIterator<Item = &'a V>) -> String {
     let items: Vec<String> = elements.into_iter().map(|v| v.to_string()).collect();
-    format!("#{{{}}}", items.join(" "))
+    super::brief::brief(&items, "#{", "}")
 }
 
 #[cfg(test)]
@@ -182,5 +205,25 @@ mod tests {
             "read -> #{1 2 2}"
         );
         assert_eq!(m.describe_state(&s), "#{1 2}");
+    }
+
+    #[test]
+    fn a_read_that_cannot_follow_says_which_elements_differ() {
+        let m = Set::<i64>::new();
+        let state: BTreeSet<i64> = (0..5_000).collect();
+        let misfit = |seen: Vec<i64>| m.describe_misfit(&state, &SetOp::Read, Some(&SetOutput::read(seen)));
+        let lacking: Vec<i64> = (0..5_000).filter(|&v| v != 1_234).collect();
+        assert_eq!(misfit(lacking).as_deref(), Some("the read lacks #{1234}"));
+        let odd: Vec<i64> = (0..5_000).chain([7, 9_999]).collect();
+        assert_eq!(
+            misfit(odd).as_deref(),
+            Some("has what the set has not: #{9999}; returns twice #{7}")
+        );
+        assert_eq!(misfit((0..5_000).collect()), None);
+        assert_eq!(m.describe_misfit(&state, &SetOp::Add(1), None), None);
+        assert_eq!(
+            m.describe_state(&state),
+            "#{0 1 2 3 4 5 6 7 … 4996 4997 4998 4999} (5000 elements)"
+        );
     }
 }
