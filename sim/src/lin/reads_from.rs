@@ -63,8 +63,11 @@ pub(crate) enum Decision {
     /// The ops in an order that linearizes them (indices into the items);
     /// unknown-outcome ops left out never happened.
     Linearizable(Vec<usize>),
-    // Which rule is for the tests, which show that each one is exercised.
-    NotLinearizable(#[cfg_attr(not(test), allow(dead_code))] Rule),
+    /// Which rule is for the tests, which show that each one is exercised;
+    /// the items are the ops that bound the stretch of time the rule was
+    /// broken in (none for a cycle), so that the shortest start of the key
+    /// that breaks it can be guessed: it ends at the last of their returns.
+    NotLinearizable(#[cfg_attr(not(test), allow(dead_code))] Rule, Vec<usize>),
     /// Some written value is not unique (or equals the initial state), or an
     /// access does not fit its op's outcome: the decision does not apply.
     NotApplicable,
@@ -97,11 +100,23 @@ impl<S> Access<S> {
     }
 }
 
-/// A chain: its first op (`NONE` for the initial state) and its zone.
+/// A chain: its first op (`NONE` for the initial state), its zone, and
+/// the ops that returned first and were invoked last (`NONE`: none).
 struct Chain {
     head: usize,
     first_return: Time,
     last_invoke: Time,
+    first_returned: usize,
+    last_invoked: usize,
+}
+
+impl Chain {
+    fn bounds(&self) -> Vec<usize> {
+        [self.head, self.first_returned, self.last_invoked]
+            .into_iter()
+            .filter(|&i| i != NONE)
+            .collect()
+    }
 }
 
 pub(crate) fn decide<S: Eq + Hash>(init: &S, items: &[Item<S>]) -> Decision {
@@ -127,7 +142,7 @@ pub(crate) fn decide<S: Eq + Hash>(init: &S, items: &[Item<S>]) -> Decision {
     let source = |s: &S| if s == init { Some(n) } else { writer.get(s).copied() };
     let happened = match happened(items, &source) {
         Ok(h) => h,
-        Err(rule) => return Decision::NotLinearizable(rule),
+        Err(i) => return Decision::NotLinearizable(Rule::NeverWritten, vec![i]),
     };
     let mut next = vec![NONE; n + 1];
     let mut reads: Vec<(usize, usize)> = Vec::new();
@@ -136,7 +151,9 @@ pub(crate) fn decide<S: Eq + Hash>(init: &S, items: &[Item<S>]) -> Decision {
             continue;
         };
         match items[i].access {
-            Access::Update { .. } if next[v] != NONE => return Decision::NotLinearizable(Rule::TwoUpdates),
+            Access::Update { .. } if next[v] != NONE => {
+                return Decision::NotLinearizable(Rule::TwoUpdates, vec![next[v], i])
+            }
             Access::Update { .. } => next[v] = i,
             _ => reads.push((v, i)),
         }
@@ -153,21 +170,21 @@ pub(crate) fn decide<S: Eq + Hash>(init: &S, items: &[Item<S>]) -> Decision {
     for head in heads {
         match chain(items, head, &next, &readers, &mut placed) {
             Ok(c) => chains.push(c),
-            Err(rule) => return Decision::NotLinearizable(rule),
+            Err(ops) => return Decision::NotLinearizable(Rule::ChainOrder, ops),
         }
     }
     if (0..n).any(|i| happened[i] && !placed[i]) {
-        return Decision::NotLinearizable(Rule::Cycle);
+        return Decision::NotLinearizable(Rule::Cycle, Vec::new());
     }
     match spans(&chains) {
         Ok(spans) => Decision::Linearizable(order(&chains, &spans, &next, &readers, n)),
-        Err(rule) => Decision::NotLinearizable(rule),
+        Err((rule, ops)) => Decision::NotLinearizable(rule, ops),
     }
 }
 
 /// Completed ops, and the unknown-outcome writes that something which
-/// happened saw, transitively.
-fn happened<S>(items: &[Item<S>], source: &impl Fn(&S) -> Option<usize>) -> Result<Vec<bool>, Rule> {
+/// happened saw, transitively; or an op that saw what nothing wrote.
+fn happened<S>(items: &[Item<S>], source: &impl Fn(&S) -> Option<usize>) -> Result<Vec<bool>, usize> {
     let n = items.len();
     let mut happened: Vec<bool> = items.iter().map(|it| it.returned.is_some()).collect();
     let mut todo: Vec<usize> = (0..n).filter(|&i| happened[i]).collect();
@@ -176,7 +193,7 @@ fn happened<S>(items: &[Item<S>], source: &impl Fn(&S) -> Option<usize>) -> Resu
             continue;
         };
         match source(seen) {
-            None => return Err(Rule::NeverWritten),
+            None => return Err(i),
             Some(w) if w < n && !happened[w] => {
                 happened[w] = true;
                 todo.push(w);
@@ -222,72 +239,105 @@ fn returned<S>(it: &Item<S>) -> Time {
 }
 
 /// Walk the chain from `head` (`NONE`: the initial state), checking that
-/// each part can follow the one before, and find its zone.
+/// each part can follow the one before, and find its zone; or the op that
+/// returned too early and the one it had to follow.
 fn chain<S>(
     items: &[Item<S>],
     head: usize,
     next: &[usize],
     readers: &Readers,
     placed: &mut [bool],
-) -> Result<Chain, Rule> {
+) -> Result<Chain, Vec<usize>> {
     let n = items.len();
-    let (mut first_return, mut last_invoke) = match head {
-        NONE => (NEG_INF, NEG_INF),
-        h => (returned(&items[h]), invoke(&items[h])),
+    let mut c = match head {
+        NONE => Chain {
+            head,
+            first_return: NEG_INF,
+            last_invoke: NEG_INF,
+            first_returned: NONE,
+            last_invoked: NONE,
+        },
+        h => Chain {
+            head,
+            first_return: returned(&items[h]),
+            last_invoke: invoke(&items[h]),
+            first_returned: h,
+            last_invoked: h,
+        },
     };
     let mut value = if head == NONE { n } else { head };
-    // The latest invoke among ops of earlier parts: every later op must
-    // return no earlier.
-    let mut before = last_invoke;
+    // The latest invoke among ops of earlier parts, and its op: every
+    // later op must return no earlier.
+    let (mut before, mut before_op) = (c.last_invoke, c.last_invoked);
     loop {
         if value < n {
             placed[value] = true;
         }
         let reads = readers.of(value);
-        let (mut min_return, mut max_invoke) = (POS_INF, NEG_INF);
+        let (mut min_return, mut max_invoke, mut min_op, mut max_op) = (POS_INF, NEG_INF, NONE, NONE);
         for &r in reads {
             placed[r] = true;
-            min_return = min_return.min(returned(&items[r]));
-            max_invoke = max_invoke.max(invoke(&items[r]));
+            if returned(&items[r]) < min_return {
+                (min_return, min_op) = (returned(&items[r]), r);
+            }
+            if invoke(&items[r]) > max_invoke {
+                (max_invoke, max_op) = (invoke(&items[r]), r);
+            }
         }
         if min_return < before {
-            return Err(Rule::ChainOrder);
+            return Err(vec![min_op, before_op]);
         }
-        before = before.max(max_invoke);
-        first_return = first_return.min(min_return);
-        last_invoke = last_invoke.max(max_invoke);
+        if max_invoke > before {
+            (before, before_op) = (max_invoke, max_op);
+        }
+        c.widen(min_return, min_op, max_invoke, max_op);
         let u = next[value];
         if u == NONE {
             break;
         }
         if returned(&items[u]) < before {
-            return Err(Rule::ChainOrder);
+            return Err(vec![u, before_op]);
         }
-        before = before.max(invoke(&items[u]));
-        first_return = first_return.min(returned(&items[u]));
-        last_invoke = last_invoke.max(invoke(&items[u]));
+        if invoke(&items[u]) > before {
+            (before, before_op) = (invoke(&items[u]), u);
+        }
+        c.widen(returned(&items[u]), u, invoke(&items[u]), u);
         value = u;
     }
-    Ok(Chain {
-        head,
-        first_return,
-        last_invoke,
-    })
+    Ok(c)
 }
 
-/// Where each chain sits, `(begin, end)`, with no two overlapping but at
-/// an end; or the condition no placement meets.
-fn spans(chains: &[Chain]) -> Result<Vec<(Time, Time)>, Rule> {
-    let forward = |c: &Chain| c.first_return < c.last_invoke;
-    let mut zones: Vec<(Time, Time)> = chains
-        .iter()
-        .filter(|c| forward(c))
-        .map(|c| (c.first_return, c.last_invoke))
-        .collect();
-    zones.sort_unstable();
-    if zones.windows(2).any(|w| w[1].0 < w[0].1) {
-        return Err(Rule::ZonesOverlap);
+impl Chain {
+    /// Take in ops that returned at `ret` (op `r`) and were invoked at
+    /// `inv` (op `i`).
+    fn widen(&mut self, ret: Time, r: usize, inv: Time, i: usize) {
+        if ret < self.first_return {
+            (self.first_return, self.first_returned) = (ret, r);
+        }
+        if inv > self.last_invoke {
+            (self.last_invoke, self.last_invoked) = (inv, i);
+        }
     }
+}
+
+/// A rule broken, and the ops that bound where.
+type Broken = (Rule, Vec<usize>);
+
+/// Where each chain sits, `(begin, end)`, with no two overlapping but at
+/// an end; or the condition no placement meets, with the bounds of the
+/// chains that break it.
+fn spans(chains: &[Chain]) -> Result<Vec<(Time, Time)>, Broken> {
+    let forward = |c: &Chain| c.first_return < c.last_invoke;
+    let mut by_zone: Vec<(Time, Time, usize)> = (0..chains.len())
+        .filter(|&c| forward(&chains[c]))
+        .map(|c| (chains[c].first_return, chains[c].last_invoke, c))
+        .collect();
+    by_zone.sort_unstable();
+    if let Some(w) = by_zone.windows(2).find(|w| w[1].0 < w[0].1) {
+        let ops = [chains[w[0].2].bounds(), chains[w[1].2].bounds()].concat();
+        return Err((Rule::ZonesOverlap, ops));
+    }
+    let zones: Vec<(Time, Time)> = by_zone.iter().map(|&(a, b, _)| (a, b)).collect();
     chains
         .iter()
         .map(|c| {
@@ -298,9 +348,11 @@ fn spans(chains: &[Chain]) -> Result<Vec<(Time, Time)>, Rule> {
             // The forward zone that begins last before `from`, if any, is
             // the only one whose interior can hold `from`.
             let k = zones.partition_point(|z| z.0 < from);
-            let point = match k.checked_sub(1).map(|k| zones[k]) {
-                Some((_, end)) if to < end => return Err(Rule::InsideZone),
-                Some((_, end)) if from < end => end,
+            let point = match k.checked_sub(1).map(|k| (zones[k], by_zone[k].2)) {
+                Some(((_, end), z)) if to < end => {
+                    return Err((Rule::InsideZone, [c.bounds(), chains[z].bounds()].concat()))
+                }
+                Some(((_, end), _)) if from < end => end,
                 _ => from,
             };
             Ok((point, point))

@@ -247,6 +247,30 @@ fn searched<M: Model>(model: &M, h: &History<M::Input, M::Output>) -> bool {
     })
 }
 
+/// Each key's failure explained the same with the cut guessed from the
+/// decision's bounds as by bisection alone.
+fn guess_changes_nothing<M: Model>(model: &M, h: &History<M::Input, M::Output>, i: usize) {
+    let mut keys: BTreeMap<M::Key, Vec<usize>> = BTreeMap::new();
+    for (j, o) in h.ops.iter().enumerate() {
+        if o.is_completed() || !model.is_read(&o.input) {
+            keys.entry(model.key(&o.input)).or_default().push(j);
+        }
+    }
+    for idx in keys.values() {
+        let ops: Vec<_> = idx.iter().map(|&j| &h.ops[j]).collect();
+        let ops = &ops[..];
+        let explained = |v: Option<KeyVerdict<M::State>>| match v {
+            Some(KeyVerdict::Illegal {
+                linearized, unplaced, ..
+            }) => Some((linearized, unplaced)),
+            _ => None,
+        };
+        let guessed = explained(unique_values::decide(model, ops));
+        let bisected = explained(unique_values::decide_by_bisection(model, ops));
+        assert_eq!(guessed, bisected, "history {i}: {h:#?}");
+    }
+}
+
 /// What the random histories covered.
 #[derive(Default, Debug)]
 pub(super) struct Tally {
@@ -271,6 +295,7 @@ pub(super) fn cross_check<M: Model>(model: &M, histories: impl Iterator<Item = H
     for (i, h) in histories.enumerate() {
         let want = brute::linearizable(model, &h);
         let got = check(model, &h, &Options::default());
+        guess_changes_nothing(model, &h, i);
         assert_eq!(searched(model, &h), want, "history {i}: the search disagrees: {h:#?}");
         t.searched_keys += got.keys - got.keys_without_search;
         match &got.outcome {
