@@ -147,6 +147,12 @@ impl<'a> Values<'a> {
         }
     }
 
+    /// Whether some appended value has the shape of `t`.
+    fn may_be_appended(&self, t: &[u8]) -> bool {
+        let b = shape(t);
+        self.shapes[b / 64] & (1 << (b % 64)) != 0
+    }
+
     /// `s` as the put it begins with (if any) and the appends after it:
     /// `Some(Some(..))` if it splits exactly one way, `Some(None)` if no
     /// way at all or only by appending a value twice (a state no order
@@ -160,9 +166,10 @@ impl<'a> Values<'a> {
         for i in (0..n).rev() {
             for &l in self.append_lengths.iter().filter(|&&l| i + l <= n) {
                 let (w, _) = ways[i + l];
-                let b = shape(&s.as_bytes()[i..i + l]);
-                let may_be = self.shapes[b / 64] & (1 << (b % 64)) != 0;
-                if w > 0 && may_be && s.get(i..i + l).is_some_and(|t| self.appends.contains(t)) {
+                if w > 0
+                    && self.may_be_appended(&s.as_bytes()[i..i + l])
+                    && s.get(i..i + l).is_some_and(|t| self.appends.contains(t))
+                {
                     ways[i] = (ways[i].0.saturating_add(w).min(2), l);
                 }
             }
