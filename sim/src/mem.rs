@@ -1,4 +1,5 @@
-//! Heap use per thread, for `dst bench`'s peak memory per run. A program
+//! Heap use per thread, for `dst bench`'s peak memory per run and for the
+//! one memory cap of `dst check` ([`cap_from_here`]). A program
 //! opts in by making [`Counting`] its global allocator (`dst` does):
 //!
 //! ```ignore
@@ -24,6 +25,11 @@ thread_local! {
     // inside the allocator, even while a thread is being torn down.
     static LIVE: Cell<i64> = const { Cell::new(0) };
     static PEAK: Cell<i64> = const { Cell::new(0) };
+    // What this thread may hold (see `cap_from_here`), and whether it
+    // held more at some point since the cap was set or last rearmed.
+    static LIMIT: Cell<i64> = const { Cell::new(i64::MAX) };
+    static CAP: Cell<u64> = const { Cell::new(0) };
+    static OVER: Cell<bool> = const { Cell::new(false) };
 }
 
 fn add(bytes: i64) {
@@ -35,14 +41,31 @@ fn add(bytes: i64) {
                 peak.set(now);
             }
         });
+        if bytes > 0 && LIMIT.try_with(Cell::get).is_ok_and(|limit| now > limit) {
+            let _ = OVER.try_with(|over| over.set(true));
+        }
     });
+}
+
+/// What an allocation of `size` bytes takes from the system, as glibc's
+/// malloc lays it out on 64-bit Linux: an 8-byte header, rounded up to 16
+/// bytes and at least 32; from 128 KiB (its mmap threshold) whole pages.
+/// Counted so, a history of millions of small values weighs what it does
+/// in memory, not half of it, and every machine counts the same.
+fn taken(size: usize) -> i64 {
+    const MMAP_FROM: usize = 128 << 10;
+    let bytes = match size {
+        0..MMAP_FROM => ((size + 8 + 15) & !15).max(32),
+        _ => (size + 16 + 4095) & !4095,
+    };
+    bytes as i64
 }
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = System.alloc(layout);
         if !p.is_null() {
-            add(layout.size() as i64);
+            add(taken(layout.size()));
         }
         p
     }
@@ -50,20 +73,20 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         let p = System.alloc_zeroed(layout);
         if !p.is_null() {
-            add(layout.size() as i64);
+            add(taken(layout.size()));
         }
         p
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         System.dealloc(ptr, layout);
-        add(-(layout.size() as i64));
+        add(-taken(layout.size()));
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let p = System.realloc(ptr, layout, new_size);
         if !p.is_null() {
-            add(new_size as i64 - layout.size() as i64);
+            add(taken(new_size) - taken(layout.size()));
         }
         p
     }
@@ -76,14 +99,19 @@ pub struct Mark(i64);
 
 /// Starts measuring this thread's peak heap use.
 pub fn mark() -> Mark {
-    // The first call through `Counting` proves it is the allocator.
+    probe();
+    let live = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(live));
+    Mark(live)
+}
+
+/// Whether allocations go through [`Counting`]: an allocation it counts
+/// proves it.
+fn probe() {
     let probe = std::hint::black_box(Box::new(0u64));
     let live = LIVE.with(Cell::get);
     drop(probe);
     INSTALLED.store(LIVE.with(Cell::get) != live, Ordering::Relaxed);
-    let live = LIVE.with(Cell::get);
-    PEAK.with(|p| p.set(live));
-    Mark(live)
 }
 
 /// The most bytes this thread held at once since `mark`, above what it
@@ -99,6 +127,49 @@ pub fn peak_since(mark: Mark) -> Option<u64> {
 pub fn note_peak(bytes: u64) {
     let live = LIVE.with(Cell::get);
     PEAK.with(|p| p.set(p.get().max(live.saturating_add(bytes as i64))));
+}
+
+/// Caps what this thread may hold from here on at `bytes` more than it
+/// holds now: once it holds more, [`over_cap`] says so until
+/// [`rearm`]. Nothing is refused (an allocation that crossed the cap
+/// succeeds): the work looks at [`over_cap`] where it can stop cleanly.
+/// Allocations count as glibc's malloc lays them out, from the sizes
+/// the program asks for, so a cap is met at the same point on every
+/// machine. False if [`Counting`] is not the
+/// global allocator (nothing is counted, and nothing will be over).
+pub fn cap_from_here(bytes: u64) -> bool {
+    probe();
+    let live = LIVE.with(Cell::get);
+    LIMIT.with(|l| l.set(live.saturating_add(bytes.min(i64::MAX as u64) as i64)));
+    CAP.with(|c| c.set(bytes));
+    OVER.with(|o| o.set(false));
+    INSTALLED.load(Ordering::Relaxed)
+}
+
+/// The cap [`cap_from_here`] set on this thread, in bytes, if any.
+pub fn cap() -> Option<u64> {
+    (LIMIT.with(Cell::get) != i64::MAX).then(|| CAP.with(Cell::get))
+}
+
+/// What this thread may still take before it passes its cap: `None`
+/// without one.
+pub fn room() -> Option<u64> {
+    let limit = LIMIT.with(Cell::get);
+    (limit != i64::MAX).then(|| limit.saturating_sub(LIVE.with(Cell::get)).max(0) as u64)
+}
+
+/// Whether this thread held more than its cap at some point since the
+/// cap was set or [`rearm`]ed.
+pub fn over_cap() -> bool {
+    OVER.with(Cell::get)
+}
+
+/// Forgets a crossing the thread has since come back from: whether it
+/// holds more than its cap now.
+pub fn rearm() -> bool {
+    let over = LIVE.with(Cell::get) > LIMIT.with(Cell::get);
+    OVER.with(|o| o.set(over));
+    over
 }
 
 #[cfg(test)]

@@ -254,6 +254,14 @@ impl Read for TextInput {
 impl BufRead for TextInput {
     fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
         while self.pos == self.buf.len() {
+            // Reading stops once what the thread holds passed its cap (see
+            // `crate::mem::cap_from_here`): the caller says so.
+            if crate::mem::over_cap() {
+                return Err(std::io::Error::other(format!(
+                    "{}: reading stopped at the memory cap",
+                    self.path
+                )));
+            }
             self.buf.clear();
             self.pos = 0;
             if self.not_utf8.is_some() || !self.more() {

@@ -116,8 +116,8 @@ fn an_exhausted_budget_is_unknown() {
 }
 
 #[test]
-fn a_full_search_cache_is_unknown() {
-    // 20 clients writing values 1..=5: the search needs far more than 1 MiB.
+fn one_memory_cap_covers_the_search_and_the_reading() {
+    // 20 clients writing values 1..=5: the search needs far more than 8 MiB.
     let shape = sim::lin::gen::Shape {
         ops: 1_000,
         clients: 20,
@@ -127,21 +127,51 @@ fn a_full_search_cache_is_unknown() {
     };
     let h = sim::lin::gen::register_history(1, shape);
     let p = fixture("memo.edn", &sim::lin::gen::to_jepsen_edn(&h));
-    let (code, out, _) = check(&p, &["--memo-mib-max", "1"]);
-    assert_eq!(code, Some(3), "{out}");
-    assert!(
-        out.contains("unknown: the search's memo table reached ")
-            && out.ends_with("; a larger --memo-mib-max may decide it\n"),
-        "{out}"
-    );
-    let (code, out, _) = check(&p, &["--memo-mib-max", "1", "--json"]);
+    let cap = 8u64 << 20;
+    for flag in ["--max-mib", "--memo-mib-max"] {
+        let (code, out, _) = check(&p, &[flag, "8"]);
+        assert_eq!(code, Some(3), "{out}");
+        assert!(
+            out.contains("unknown: the check held more than its memory cap of 8 MiB on key register after ")
+                && out.ends_with("; a larger --max-mib may decide it\n"),
+            "{out}"
+        );
+    }
+    let (code, out, _) = check(&p, &["--max-mib", "8", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(code, Some(3));
-    assert_eq!(
-        (v["limit"].as_str(), v["memo_mib_max"].as_u64()),
-        (Some("memo"), Some(1))
+    assert_eq!((v["limit"].as_str(), v["max_mib"].as_u64()), (Some("memory"), Some(8)));
+    // Counted, not measured: what the check held stops within one step of
+    // the cap.
+    let peak = v["peak_heap_bytes"].as_u64().unwrap();
+    assert!(cap < peak && peak < cap + (1 << 20), "peak {peak}");
+    assert_malformed(&p, &["--max-mib", "0"], "--max-mib");
+
+    // A history that alone takes more than the cap is left unread.
+    let big = sim::lin::gen::register_history(
+        2,
+        sim::lin::gen::Shape {
+            ops: 40_000,
+            clients: 5,
+            unknown_min: 0,
+            unknown_max: 0,
+            distinct_values: None,
+        },
     );
-    assert_malformed(&p, &["--memo-mib-max", "0"], "--memo-mib-max");
+    let p = fixture("big.edn", &sim::lin::gen::to_jepsen_edn(&big));
+    assert_eq!(check(&p, &[]).0, Some(0));
+    let (code, out, _) = check(&p, &["--max-mib", "2"]);
+    assert_eq!(code, Some(3), "{out}");
+    assert!(
+        out.ends_with(": unknown: the history took more than the memory cap of 2 MiB while it was read; a larger --max-mib may decide it\n"),
+        "{out}"
+    );
+    let (code, out, _) = check(&p, &["--max-mib", "2", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (code, v["result"].as_str(), v["limit"].as_str()),
+        (Some(3), Some("unknown"), Some("memory"))
+    );
 }
 
 #[test]

@@ -469,13 +469,15 @@ pub struct CheckArgs {
     /// Search steps allowed per key before the verdict is "unknown".
     #[arg(long, default_value_t = crate::lin::CHECK_BUDGET_PER_KEY)]
     pub budget: u64,
-    /// MiB the search's cache may take per key, with the states it keeps
-    /// and those along its path counted with their contents (an estimate
-    /// from what it stores, the same on every machine), before the verdict
-    /// is "unknown".
+    /// MiB the check may hold at once: the text being read, the history,
+    /// each key's decision and the search's cache, counted as the bytes
+    /// it asks the allocator for (the same on every machine). Past it,
+    /// reading stops or the key at hand is left, and the verdict is
+    /// "unknown" unless a key is found not linearizable.
     #[arg(long, value_name = "MIB", default_value_t = crate::lin::DEFAULT_MEMO_MIB_MAX,
+          alias = "memo-mib-max",
           value_parser = clap::value_parser!(u64).range(1..=1 << 40))]
-    pub memo_mib_max: u64,
+    pub max_mib: u64,
     /// Also draw the history (client operations, and the longest partial
     /// linearization if it fails) as a self-contained HTML page.
     #[arg(long, value_name = "FILE")]

@@ -18,6 +18,9 @@ const SHOWN: usize = 10;
 pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
     let started = std::time::Instant::now();
     let heap = crate::mem::mark();
+    // Everything from here counts against one cap: the text read, the
+    // history, each key's decision and search.
+    crate::mem::cap_from_here(args.max_mib << 20);
     let file = args.history.display().to_string();
     let initial = match args.initial.as_deref().map(Value::parse).transpose() {
         Ok(v) => v,
@@ -48,7 +51,7 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
     }
     let opts = Options {
         budget_per_key: args.budget,
-        memo_bytes_max: args.memo_mib_max << 20,
+        memo_bytes_max: args.max_mib << 20,
         interruptible: true,
     };
     if let Some(Err(e)) = args.html.as_deref().map(crate::files::refuse_special) {
@@ -99,6 +102,12 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
             Err(e) => return bad(&e),
         },
     };
+    // Reading stops where it passes the memory cap: that is the verdict,
+    // whatever the reader made of the text cut short.
+    let judged = match judged {
+        Err(_) if crate::mem::over_cap() => Ok(over_cap_reading(args.max_mib)),
+        j => j,
+    };
     // A reader stops at the first bad line; a fault of the file further on
     // (its size, gzip, UTF-8) is what it is refused for, as it was when the
     // file was read whole before anything else.
@@ -123,7 +132,7 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
             judged.json["model"] = json!(m.name());
         }
         judged.json["budget_per_key"] = json!(args.budget);
-        judged.json["memo_mib_max"] = json!(args.memo_mib_max);
+        judged.json["max_mib"] = json!(args.max_mib);
         let total = started.elapsed().as_secs_f64();
         let search = judged.json["seconds"]["search"].as_f64().unwrap_or(0.0);
         judged.json["seconds"] = json!({"read_and_parse": (total - search).max(0.0), "search": search, "total": total});
@@ -142,6 +151,19 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
         0 => Exit::Clean,
         3 => Exit::Undecided,
         _ => Exit::Found,
+    }
+}
+
+/// The verdict when the text read, or the history made of it, passed
+/// the memory cap before any key was checked.
+fn over_cap_reading(max_mib: u64) -> Judged {
+    let reason = format!("the history took more than the memory cap of {max_mib} MiB while it was read");
+    Judged {
+        code: 3,
+        text: vec![format!("unknown: {reason}; a larger --max-mib may decide it")],
+        json: json!({"result": "unknown", "reason": reason, "limit": "memory"}),
+        linearized: None,
+        view: None,
     }
 }
 
@@ -260,6 +282,9 @@ struct Wanted<'a> {
 }
 
 fn judge<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options, unit: &str, wanted: Wanted) -> Judged {
+    if crate::mem::over_cap() {
+        return over_cap_reading(opts.memo_bytes_max >> 20);
+    }
     let mut v = verdict(model, h, opts, unit, wanted.json);
     v.judged.view = wanted.html.map(|file| {
         let line = v.judged.text.first().cloned().unwrap_or_default();
@@ -337,7 +362,7 @@ fn verdict<M: Model>(
         Outcome::Unknown { key, reason, limit } => {
             let (limit, hint) = match limit {
                 lin::Limit::Budget => ("budget", "; a larger --budget may decide it"),
-                lin::Limit::Memo => ("memo", "; a larger --memo-mib-max may decide it"),
+                lin::Limit::Memo | lin::Limit::Memory => ("memory", "; a larger --max-mib may decide it"),
                 lin::Limit::Interrupted => ("interrupted", ""),
             };
             json["result"] = json!("unknown");

@@ -150,6 +150,9 @@ pub enum Limit {
     Budget,
     /// Its cache reached `memo_bytes_max`.
     Memo,
+    /// What the checking thread holds (the history, the search's cache,
+    /// everything) passed the cap set by [`crate::mem::cap_from_here`].
+    Memory,
     /// A signal asked it to stop ([`Options::interruptible`]).
     Interrupted,
 }
@@ -214,6 +217,9 @@ pub fn check<M: Model>(model: &M, history: &History<M::Input, M::Output>, opts: 
     for part in &parts {
         checked.keys += 1;
         let before = checked.steps;
+        // A key that went over the memory cap freed what it took: the
+        // next starts afresh if what is left is under it.
+        crate::mem::rearm();
         let (outcome, decided_by) = match without_search(model, history, part) {
             Some(outcome) => {
                 checked.keys_without_search += 1;
@@ -319,15 +325,20 @@ fn search_key<M: Model>(
 ) -> KeyOutcome {
     let ops: Vec<&Op<M::Input, M::Output>> = part.searched.iter().map(|&i| &history.ops[i]).collect();
     let mut taken = 0;
-    let result = search::search(
-        model,
-        &ops,
-        &part.seen,
-        &mut taken,
-        opts.budget_per_key,
-        opts.memo_bytes_max,
-        opts.interruptible,
-    );
+    let result = match crate::mem::over_cap() {
+        true => KeyResult::OverCap,
+        false => search::search(
+            model,
+            &ops,
+            &part.seen,
+            &mut taken,
+            opts.budget_per_key,
+            // The cache grows by doubling: it is given what the cap leaves,
+            // so that it stops before a doubling would pass it.
+            opts.memo_bytes_max.min(crate::mem::room().unwrap_or(u64::MAX)),
+            opts.interruptible,
+        ),
+    };
     *steps += taken;
     let key = model.describe_key(&part.key);
     let unknown = ops.iter().filter(|o| !o.is_completed()).count();
@@ -364,10 +375,17 @@ fn search_key<M: Model>(
         ),
         KeyResult::MemoFull { entries, bytes } => KeyOutcome::Unknown(
             format!(
-                "the search's memo table reached {entries} entries (about {:.1} MiB, its cap) on key {key} after {taken} search steps ({size})",
+                "the search's memo table reached {entries} entries (about {:.1} MiB, as much as its cap allows) on key {key} after {taken} search steps ({size})",
                 bytes as f64 / (1u64 << 20) as f64,
             ),
             Limit::Memo,
+        ),
+        KeyResult::OverCap => KeyOutcome::Unknown(
+            format!(
+                "the check held more than its memory cap{} on key {key} after {taken} search steps ({size})",
+                crate::mem::cap().map_or(String::new(), |b| format!(" of {} MiB", b >> 20)),
+            ),
+            Limit::Memory,
         ),
         KeyResult::Interrupted => KeyOutcome::Unknown(
             format!("interrupted on key {key} after {taken} search steps ({size})"),

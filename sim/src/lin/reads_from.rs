@@ -130,6 +130,9 @@ pub(crate) fn decide<S: Eq + Hash>(init: &S, items: &[Item<S>]) -> Decision {
     if misfit {
         return Decision::NotApplicable;
     }
+    // Past the memory cap (checked between the steps below, each of which
+    // takes memory in proportion to the ops) the key is left undecided.
+    let over = crate::mem::over_cap;
     let mut writer: HashMap<&S, usize, Fixed> = HashMap::with_capacity_and_hasher(n, Fixed::default());
     for (i, it) in items.iter().enumerate() {
         if let Some(s) = it.access.written() {
@@ -137,6 +140,9 @@ pub(crate) fn decide<S: Eq + Hash>(init: &S, items: &[Item<S>]) -> Decision {
                 return Decision::NotApplicable;
             }
         }
+    }
+    if over() {
+        return Decision::NotApplicable;
     }
     // The value an op saw, as its writer's index; the initial state is `n`.
     let source = |s: &S| if s == init { Some(n) } else { writer.get(s).copied() };
@@ -158,8 +164,15 @@ pub(crate) fn decide<S: Eq + Hash>(init: &S, items: &[Item<S>]) -> Decision {
             _ => reads.push((v, i)),
         }
     }
+    if over() {
+        return Decision::NotApplicable;
+    }
     reads.sort_unstable_by_key(|&(v, i)| (v, items[i].invoke, i));
     let readers = Readers::new(&reads, n + 1);
+    drop(reads);
+    if over() {
+        return Decision::NotApplicable;
+    }
     let mut heads: Vec<usize> = Vec::new();
     if next[n] != NONE || !readers.of(n).is_empty() {
         heads.push(NONE);
@@ -175,6 +188,9 @@ pub(crate) fn decide<S: Eq + Hash>(init: &S, items: &[Item<S>]) -> Decision {
     }
     if (0..n).any(|i| happened[i] && !placed[i]) {
         return Decision::NotLinearizable(Rule::Cycle, Vec::new());
+    }
+    if over() {
+        return Decision::NotApplicable;
     }
     match spans(&chains) {
         Ok(spans) => Decision::Linearizable(order(&chains, &spans, &next, &readers, n)),

@@ -30,6 +30,8 @@ pub(crate) enum KeyResult<S> {
         entries: usize,
         bytes: u64,
     },
+    /// What the thread holds passed its cap ([`crate::mem::cap_from_here`]).
+    OverCap,
 }
 
 const NONE: u32 = u32::MAX;
@@ -187,6 +189,9 @@ pub(crate) fn search<M: Model>(
     let mut after_unknown = false;
     let mut best: Option<(Vec<usize>, usize, M::State)> = None;
     let mut node = links.next[HEAD as usize];
+    if crate::mem::over_cap() {
+        return KeyResult::OverCap;
+    }
     loop {
         if left == 0 {
             // Every op left has an unknown outcome: it may never happen.
@@ -229,6 +234,9 @@ pub(crate) fn search<M: Model>(
                                 entries: memo.entries(),
                                 bytes: memo.bytes(),
                             };
+                        }
+                        if crate::mem::over_cap() {
+                            return KeyResult::OverCap;
                         }
                         if admit == Admit::Explore {
                             let prior = std::mem::replace(&mut state, next_state);

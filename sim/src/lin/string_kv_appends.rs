@@ -55,6 +55,10 @@ pub(super) fn accesses(ops: &[&Op<StrKvOp, StrKvOutput>]) -> Option<Vec<Access<S
             return None;
         }
     }
+    // Past the memory cap the key is left to the search, which says so.
+    if crate::mem::over_cap() {
+        return None;
+    }
     let values = Values::new(&puts, &appends);
     // Each append -> the setter of the state it found, from the first read
     // that shows it; a read that shows it after anything else saw a state
@@ -65,6 +69,9 @@ pub(super) fn accesses(ops: &[&Op<StrKvOp, StrKvOutput>]) -> Option<Vec<Access<S
     }
     let mut read_names: Vec<Option<String>> = vec![None; ops.len()];
     for (i, o) in ops.iter().enumerate() {
+        if i % 4096 == 0 && crate::mem::over_cap() {
+            return None;
+        }
         let (StrKvOp::Get(_), Some(StrKvOutput::Value(s))) = (&o.input, known(o)) else {
             continue;
         };

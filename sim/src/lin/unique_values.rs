@@ -39,19 +39,34 @@ pub(crate) fn decide<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>]) -> O
 type Linearization = Option<Result<Vec<usize>, Vec<usize>>>;
 
 fn linearization<M: Model>(model: &M, ops: &[&Op<M::Input, M::Output>]) -> Linearization {
+    // Past the memory cap (see `crate::mem::cap_from_here`) the key goes
+    // to the search, which stops before it begins and says why.
+    let over = crate::mem::over_cap;
+    if over() {
+        return None;
+    }
     if let Some(decided) = model.order(ops) {
+        if over() {
+            return None;
+        }
         return match decided {
             None => Some(Err(Vec::new())),
             Some(order) => believed(model, ops, order).map(Ok),
         };
     }
     let accesses = model.accesses(ops)?;
+    if over() {
+        return None;
+    }
     // Refusals constrain only where they may sit: the rest is decided
     // without them (a history whose rest is not linearizable is not
     // either), and they are placed in the order it gives.
     let (refused, rest): (Vec<usize>, Vec<usize>) =
         (0..ops.len()).partition(|&i| matches!(accesses.get(i), Some(Access::Refused(_))));
     let decision = reads_from::decide(&model.init(), &items(ops, &accesses, &rest)?);
+    if over() {
+        return None;
+    }
     match decision {
         Decision::NotApplicable => None,
         Decision::NotLinearizable(_, bounds) => Some(Err(bounds.into_iter().map(|j| rest[j]).collect())),
