@@ -126,9 +126,12 @@ impl TextInput {
 
     /// The rest of the text, for readers that need it whole.
     pub fn rest(&mut self) -> Result<String, String> {
-        while self.not_utf8.is_none() && self.more() {}
+        while self.not_utf8.is_none() && !crate::mem::over_cap() && self.more() {}
         if self.broken.is_some() || self.not_utf8.is_some() {
             return Err(self.fault_at_end());
+        }
+        if crate::mem::over_cap() {
+            return Err(format!("{}: reading stopped at the memory cap", self.path));
         }
         Ok(self.buf.split_off(self.pos.min(self.buf.len())))
     }

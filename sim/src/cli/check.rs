@@ -99,6 +99,7 @@ pub fn main(reg: &crate::registry::Registry, args: &CheckArgs) -> Exit {
         }
         HistoryFormat::Json => match input.rest() {
             Ok(text) => dst_history(reg, &text).map(|h| judge(&lin::DstKv, &h, &opts, "event", wanted)),
+            Err(message) if crate::mem::over_cap() => Err(ParseError { line: None, message }),
             Err(e) => return bad(&e),
         },
     };
@@ -454,9 +455,12 @@ fn dst_history(
     let r = crate::report::Report::parse(text).map_err(ParseError::whole)?;
     let r = match r.is_compact() {
         false => r,
-        true => crate::runner::report_scenario(reg, &r)
-            .and_then(|s| crate::runner::with_full_trace(reg, &s, r))
-            .map_err(ParseError::whole)?,
+        // The run is made again whole: its own checkers must judge it as
+        // they did, whatever the cap (what it leaves counts against it).
+        true => crate::mem::uncapped(|| {
+            crate::runner::report_scenario(reg, &r).and_then(|s| crate::runner::with_full_trace(reg, &s, r))
+        })
+        .map_err(ParseError::whole)?,
     };
     lin::parse_dst::of_report(&r)
 }
