@@ -470,8 +470,9 @@ pub struct CheckArgs {
     #[arg(long, default_value_t = crate::lin::CHECK_BUDGET_PER_KEY)]
     pub budget: u64,
     /// MiB the check may hold at once: the text being read, the history,
-    /// each key's decision and the search's cache, counted as the bytes
-    /// it asks the allocator for (the same on every machine). Past it,
+    /// each key's decision and the search's cache, counted as glibc's
+    /// malloc lays out what is asked of it (the same on every machine;
+    /// resident memory stays within some 32 MB above it). Past it,
     /// reading stops or the key at hand is left, and the verdict is
     /// "unknown" unless a key is found not linearizable.
     #[arg(long, value_name = "MIB", default_value_t = crate::lin::DEFAULT_MEMO_MIB_MAX,
