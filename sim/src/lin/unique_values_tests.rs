@@ -546,7 +546,7 @@ fn a_full_memo_table_is_unknown_with_its_reason() {
     };
     assert!(
         reason.starts_with("the search's memo table reached ")
-            && reason.contains(" entries (about 0.0 MiB, its cap) on key register after "),
+            && reason.contains(" entries (about 0.0 MiB, as much as its cap allows) on key register after "),
         "{reason}"
     );
     assert_eq!(check(&Register::new(), &h, &opts), c, "the same every time");
