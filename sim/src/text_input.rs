@@ -124,6 +124,11 @@ impl TextInput {
         Ok((self.buf.get(self.pos..).unwrap_or(""), self.eof))
     }
 
+    /// Why reading stopped short once the thread passed its memory cap.
+    fn stopped_at_cap(&self) -> String {
+        format!("{}: reading stopped at the memory cap", self.path)
+    }
+
     /// The rest of the text, for readers that need it whole.
     pub fn rest(&mut self) -> Result<String, String> {
         while self.not_utf8.is_none() && !crate::mem::over_cap() && self.more() {}
@@ -131,7 +136,7 @@ impl TextInput {
             return Err(self.fault_at_end());
         }
         if crate::mem::over_cap() {
-            return Err(format!("{}: reading stopped at the memory cap", self.path));
+            return Err(self.stopped_at_cap());
         }
         Ok(self.buf.split_off(self.pos.min(self.buf.len())))
     }
@@ -260,10 +265,7 @@ impl BufRead for TextInput {
             // Reading stops once what the thread holds passed its cap (see
             // `crate::mem::cap_from_here`): the caller says so.
             if crate::mem::over_cap() {
-                return Err(std::io::Error::other(format!(
-                    "{}: reading stopped at the memory cap",
-                    self.path
-                )));
+                return Err(std::io::Error::other(self.stopped_at_cap()));
             }
             self.buf.clear();
             self.pos = 0;

@@ -117,6 +117,17 @@ impl Chain {
             .filter(|&i| i != NONE)
             .collect()
     }
+
+    /// Take in ops that returned at `ret` (op `r`) and were invoked at
+    /// `inv` (op `i`).
+    fn widen(&mut self, ret: Time, r: usize, inv: Time, i: usize) {
+        if ret < self.first_return {
+            (self.first_return, self.first_returned) = (ret, r);
+        }
+        if inv > self.last_invoke {
+            (self.last_invoke, self.last_invoked) = (inv, i);
+        }
+    }
 }
 
 pub(crate) fn decide<S: Eq + Hash>(init: &S, items: &[Item<S>]) -> Decision {
@@ -321,19 +332,6 @@ fn chain<S>(
         value = u;
     }
     Ok(c)
-}
-
-impl Chain {
-    /// Take in ops that returned at `ret` (op `r`) and were invoked at
-    /// `inv` (op `i`).
-    fn widen(&mut self, ret: Time, r: usize, inv: Time, i: usize) {
-        if ret < self.first_return {
-            (self.first_return, self.first_returned) = (ret, r);
-        }
-        if inv > self.last_invoke {
-            (self.last_invoke, self.last_invoked) = (inv, i);
-        }
-    }
 }
 
 /// A rule broken, and the ops that bound where.
