@@ -1,4 +1,4 @@
-//! Exit codes by the one rule README gives, interruption by a real signal,
+//! Exit codes by the one rule README and the book give, interruption by a real signal,
 //! a closed stdout, and files dst refuses to write over.
 
 #![cfg(unix)]

@@ -339,7 +339,7 @@ fn figure_8_is_found_by_the_guided_walk_and_the_correct_model_passes_it() {
 /// (the leader cut off) once the clients never run out of operations in
 /// runs long enough for an election (`--ops 1000` at `--depth 1000`;
 /// with `--ops 3` the whole space of these bounds has no violation, see
-/// README). The stale read comes where the run settles and the cut heals.
+/// the book's explore chapter). The stale read comes where the run settles and the cut heals.
 /// Its report replays, and the correct model passes as many states.
 #[test]
 fn a_read_path_bug_is_found_when_clients_work_through_a_leader_change() {

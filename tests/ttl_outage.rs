@@ -1,5 +1,5 @@
 //! The revival guided search found in snapshot-guard-expired as it was
-//! (`tests/data/snapshot-guard-expired-outage.json`, see docs/BUGS.md): the
+//! (`tests/data/snapshot-guard-expired-outage.json`, see docs/book/src/bugs.md): the
 //! documented TTL limit reached through an outage of both owners longer
 //! than the tombstone TTL, not a fork that makes an impossible run and not
 //! a second bug of the correct model. These tests keep each part of that

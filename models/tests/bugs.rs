@@ -1,5 +1,5 @@
 //! Every catalogued bug is found within a fixed seed budget under its
-//! scenario, by an invariant BUGS.md names for it; the correct model passes
+//! scenario, by an invariant docs/book/src/bugs.md names for it; the correct model passes
 //! a fixed seed range of every scenario.
 
 use models::registry;

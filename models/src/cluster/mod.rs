@@ -2,7 +2,7 @@
 //! descriptor versions changed by DDL, descriptor leases, plans that
 //! dispatch writes to shard owners, a cluster epoch in every RPC header,
 //! and worker incarnations kept on disk; with the bug switches catalogued
-//! in BUGS.md ("Cluster layer").
+//! in docs/book/src/bugs.md ("Cluster layer").
 //!
 //! Node 0 is the catalog: it makes every DDL and every epoch change
 //! durable on its disk before anyone hears of it, standing in for the

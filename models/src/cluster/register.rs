@@ -1,5 +1,5 @@
 //! The cluster layer as dst knows it: its config, invariants, bug switches
-//! (BUGS.md, "Cluster layer") and coverage goals. Nothing of it lives in `sim`.
+//! (docs/book/src/bugs.md, "Cluster layer") and coverage goals. Nothing of it lives in `sim`.
 
 use super::check::{
     BootReadError, CascadeBounded, DescriptorFenced, EpochFenced, GatherComplete, ReadinessProgress,

@@ -86,7 +86,7 @@ impl Default for RaftConfig {
 
 impl RaftConfig {
     /// Rejects options the model cannot run with: one line naming the
-    /// knob, its value and its range (README, "Model configs").
+    /// knob, its value and its range (the book's "Scenarios and every knob", model configs).
     pub fn validate(&self) -> Result<(), String> {
         within("nodes", self.nodes, 1..=sim::scenario::NODES_MAX)?;
         let (min, max) = (self.election_timeout_ms_min, self.election_timeout_ms_max);

@@ -1,6 +1,6 @@
 //! A Raft cluster: durable HardState, pre-vote, check-quorum, log compaction
 //! and InstallSnapshot over a key-value state machine, with the bug switches
-//! catalogued in BUGS.md ("Raft cluster"). Beside the protocol: a hybrid
+//! catalogued in docs/book/src/bugs.md ("Raft cluster"). Beside the protocol: a hybrid
 //! logical clock stamped on every message ([`hlc`]), descriptor leases
 //! granted through the log ([`lease`]) and SWIM-style membership ([`swim`]).
 //!

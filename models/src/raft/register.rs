@@ -1,4 +1,4 @@
-//! The Raft model as dst knows it: its config, its bug switches (BUGS.md,
+//! The Raft model as dst knows it: its config, its bug switches (docs/book/src/bugs.md,
 //! "Raft cluster") and the coverage goals it can reach. It registers
 //! through the same public path as any user's model.
 

@@ -114,7 +114,7 @@ impl SnapConfig {
     }
 
     /// Rejects options the model cannot run with: one line naming the
-    /// knob, its value and its range (README, "Model configs").
+    /// knob, its value and its range (the book's "Scenarios and every knob", model configs).
     pub fn validate(&self) -> Result<(), String> {
         within_because(
             "nodes",

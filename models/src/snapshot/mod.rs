@@ -1,6 +1,6 @@
 //! A snapshot store: Kafka-style partition owners keep per-key state and
 //! flush snapshots to a Cassandra-like table fenced by journal offsets, with
-//! the bug switches catalogued in BUGS.md ("Snapshot store").
+//! the bug switches catalogued in docs/book/src/bugs.md ("Snapshot store").
 //!
 //! One [`SnapNode`] type plays every part, chosen by node id: node 0 is the
 //! store (one table, lightweight transactions, per-cell TTLs reaped on its

@@ -1,5 +1,5 @@
 //! The snapshot store as dst knows it: its config, its own events and
-//! invariants, its bug switches (BUGS.md, "Snapshot store") and coverage
+//! invariants, its bug switches (docs/book/src/bugs.md, "Snapshot store") and coverage
 //! goals. Nothing of it lives in `sim`.
 
 use super::check::{NoLostWrite, NoTombstoneRevival, OffsetMonotonic, SnapshotLiveness, SnapshotMatchesJournal};

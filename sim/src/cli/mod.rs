@@ -36,7 +36,7 @@ use clap::Parser;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-/// How a command ended, mapped to the exit codes README documents: 0 the
+/// How a command ended, mapped to the exit codes README and the book document: 0 the
 /// outcome is what the run expected, 1 it is not, 2 bad input (or a file
 /// that could not be written), 3 undecided, 130 interrupted by a signal,
 /// 141 stdout closed.

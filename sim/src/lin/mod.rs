@@ -84,8 +84,8 @@ use unique_values::KeyVerdict;
 pub const DEFAULT_BUDGET_PER_KEY: u64 = 2_000_000;
 
 /// Search steps allowed per key by `dst check`, which checks one history a
-/// user waits for: about a minute of the search on a hard history (see the
-/// README for how it was chosen).
+/// user waits for: about a minute of the search on a hard history (the
+/// book's `dst check` chapter says how it was chosen).
 pub const CHECK_BUDGET_PER_KEY: u64 = 500_000_000;
 
 /// The memory the search's cache may take on one key, in MiB: room for
@@ -97,7 +97,7 @@ pub struct Options {
     /// Model steps the search may take on one key.
     pub budget_per_key: u64,
     /// Bytes the search's cache of explored configurations may take on one
-    /// key, as estimated from what it stores (see the README).
+    /// key, as estimated from what it stores (see the book's `dst check` chapter).
     pub memo_bytes_max: u64,
     /// A signal (Ctrl-C, SIGTERM) ends the search with "unknown": for
     /// `dst check`, where the user waits for it. Off inside a campaign, so
