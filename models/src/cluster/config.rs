@@ -160,43 +160,20 @@ impl ClusterConfig {
     }
 }
 
-/// One switch per catalogued bug; all off is the correct model.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ClusterBugs {
-    pub lease_after_ddl: bool,
-    pub fence_once: bool,
-    pub epoch_unchecked: bool,
-    pub read_error_as_zero: bool,
-    pub gather_no_deadline: bool,
-    pub gather_partial: bool,
-    pub retry_refires_succeeded: bool,
-    pub failure_cancels_siblings: bool,
-    pub self_cascade: bool,
-    pub partial_body: bool,
-    pub readiness_wall_deadline: bool,
-}
-
-impl ClusterBugs {
-    pub fn from_ids(ids: &[String]) -> Result<ClusterBugs, String> {
-        let mut b = ClusterBugs::default();
-        for id in ids {
-            let switch = match id.as_str() {
-                "lease-after-ddl" => &mut b.lease_after_ddl,
-                "fence-once" => &mut b.fence_once,
-                "epoch-unchecked" => &mut b.epoch_unchecked,
-                "read-error-as-zero" => &mut b.read_error_as_zero,
-                "gather-no-deadline" => &mut b.gather_no_deadline,
-                "gather-partial" => &mut b.gather_partial,
-                "retry-refires-succeeded" => &mut b.retry_refires_succeeded,
-                "failure-cancels-siblings" => &mut b.failure_cancels_siblings,
-                "self-cascade" => &mut b.self_cascade,
-                "partial-body" => &mut b.partial_body,
-                "readiness-wall-deadline" => &mut b.readiness_wall_deadline,
-                other => return Err(format!("unknown cluster bug id: {other}")),
-            };
-            *switch = true;
-        }
-        Ok(b)
+sim::bug_switches! {
+    /// One switch per catalogued bug; all off is the correct model.
+    pub struct ClusterBugs for "cluster" {
+        lease_after_ddl: "lease-after-ddl",
+        fence_once: "fence-once",
+        epoch_unchecked: "epoch-unchecked",
+        read_error_as_zero: "read-error-as-zero",
+        gather_no_deadline: "gather-no-deadline",
+        gather_partial: "gather-partial",
+        retry_refires_succeeded: "retry-refires-succeeded",
+        failure_cancels_siblings: "failure-cancels-siblings",
+        self_cascade: "self-cascade",
+        partial_body: "partial-body",
+        readiness_wall_deadline: "readiness-wall-deadline",
     }
 }
 
@@ -205,16 +182,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_catalogued_id_parses_to_its_own_switch() {
-        let mut seen = Vec::new();
-        for id in crate::cluster::register::BUGS.iter().map(|b| b.id) {
-            let b = ClusterBugs::from_ids(&[id.to_string()]).unwrap();
-            assert_ne!(b, ClusterBugs::default(), "{id}");
-            assert!(!seen.contains(&b), "{id} shares a switch");
-            seen.push(b);
-        }
-        assert_eq!(seen.len(), 11);
-        assert!(ClusterBugs::from_ids(&["apply-requeue".into()]).is_err());
+    fn every_catalogued_bug_has_a_switch_and_every_switch_an_entry() {
+        sim::registry::catalogue_matches(crate::cluster::register::BUGS, ClusterBugs::IDS).unwrap();
     }
 
     #[test]

@@ -163,59 +163,28 @@ impl ReadMode {
     }
 }
 
-/// One switch per catalogued bug; all off is the correct model.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RaftBugs {
-    pub hardstate_not_persisted: bool,
-    pub reply_before_durable: bool,
-    pub snapshot_without_data: bool,
-    pub apply_requeue: bool,
-    pub skip_compacted_range: bool,
-    pub no_check_quorum: bool,
-    pub no_prevote: bool,
-    pub read_without_quorum: bool,
-    pub read_index_no_term_floor: bool,
-    pub lease_anchor_on_receive: bool,
-    pub lease_no_drift_margin: bool,
-    pub lease_no_vote_refusal: bool,
-    pub staleness_by_apply_time: bool,
-    pub hlc_unchecked_update: bool,
-    pub lease_expiry_no_skew_margin: bool,
-    pub swim_incarnation_reset: bool,
-    pub read_error_as_empty: bool,
-    pub fsync_error_ignored: bool,
-    pub commit_old_term_by_count: bool,
-}
-
-impl RaftBugs {
-    pub fn from_ids(ids: &[String]) -> Result<RaftBugs, String> {
-        let mut b = RaftBugs::default();
-        for id in ids {
-            let switch = match id.as_str() {
-                "hardstate-not-persisted" => &mut b.hardstate_not_persisted,
-                "reply-before-durable" => &mut b.reply_before_durable,
-                "snapshot-without-data" => &mut b.snapshot_without_data,
-                "apply-requeue" => &mut b.apply_requeue,
-                "skip-compacted-range" => &mut b.skip_compacted_range,
-                "no-check-quorum" => &mut b.no_check_quorum,
-                "no-prevote" => &mut b.no_prevote,
-                "read-without-quorum" => &mut b.read_without_quorum,
-                "read-index-no-term-floor" => &mut b.read_index_no_term_floor,
-                "lease-anchor-on-receive" => &mut b.lease_anchor_on_receive,
-                "lease-no-drift-margin" => &mut b.lease_no_drift_margin,
-                "lease-no-vote-refusal" => &mut b.lease_no_vote_refusal,
-                "staleness-by-apply-time" => &mut b.staleness_by_apply_time,
-                "hlc-unchecked-update" => &mut b.hlc_unchecked_update,
-                "lease-expiry-no-skew-margin" => &mut b.lease_expiry_no_skew_margin,
-                "swim-incarnation-reset" => &mut b.swim_incarnation_reset,
-                "read-error-as-empty" => &mut b.read_error_as_empty,
-                "fsync-error-ignored" => &mut b.fsync_error_ignored,
-                "commit-old-term-by-count" => &mut b.commit_old_term_by_count,
-                other => return Err(format!("unknown raft bug id: {other}")),
-            };
-            *switch = true;
-        }
-        Ok(b)
+sim::bug_switches! {
+    /// One switch per catalogued bug; all off is the correct model.
+    pub struct RaftBugs for "raft" {
+        hardstate_not_persisted: "hardstate-not-persisted",
+        reply_before_durable: "reply-before-durable",
+        snapshot_without_data: "snapshot-without-data",
+        apply_requeue: "apply-requeue",
+        skip_compacted_range: "skip-compacted-range",
+        no_check_quorum: "no-check-quorum",
+        no_prevote: "no-prevote",
+        read_without_quorum: "read-without-quorum",
+        read_index_no_term_floor: "read-index-no-term-floor",
+        lease_anchor_on_receive: "lease-anchor-on-receive",
+        lease_no_drift_margin: "lease-no-drift-margin",
+        lease_no_vote_refusal: "lease-no-vote-refusal",
+        staleness_by_apply_time: "staleness-by-apply-time",
+        hlc_unchecked_update: "hlc-unchecked-update",
+        lease_expiry_no_skew_margin: "lease-expiry-no-skew-margin",
+        swim_incarnation_reset: "swim-incarnation-reset",
+        read_error_as_empty: "read-error-as-empty",
+        fsync_error_ignored: "fsync-error-ignored",
+        commit_old_term_by_count: "commit-old-term-by-count",
     }
 }
 
@@ -224,20 +193,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_catalogued_id_parses_to_its_own_switch() {
-        let mut seen = Vec::new();
-        for id in crate::raft::register::BUGS.iter().map(|b| b.id) {
-            let b = RaftBugs::from_ids(&[id.to_string()]).unwrap();
-            assert_ne!(b, RaftBugs::default(), "{id}");
-            assert!(!seen.contains(&b), "{id} shares a switch");
-            seen.push(b);
-        }
-        assert_eq!(seen.len(), crate::raft::register::BUGS.len());
-    }
-
-    #[test]
-    fn unknown_id_is_an_error() {
-        assert!(RaftBugs::from_ids(&["read-without-quorom".into()]).is_err());
+    fn every_catalogued_bug_has_a_switch_and_every_switch_an_entry() {
+        sim::registry::catalogue_matches(crate::raft::register::BUGS, RaftBugs::IDS).unwrap();
     }
 
     #[test]

@@ -175,45 +175,21 @@ pub const FETCH_RECORDS_MAX: u32 = 100_000;
 /// The most records `records_max` may ask the producers for.
 pub const RECORDS_MAX: u64 = 1_000_000_000;
 
-/// One switch per catalogued bug; all off is the correct model.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SnapBugs {
-    pub unguarded_persist: bool,
-    pub delete_removes_row: bool,
-    pub skip_tombstone_unpersisted: bool,
-    pub unguarded_journal_fold: bool,
-    pub flushcell_unserialized: bool,
-    pub tombstone_recovers_as_none: bool,
-    pub no_monotone_buffer: bool,
-    pub init_persisted_bypass: bool,
-    pub strict_fence: bool,
-    pub guard_expired_naive: bool,
-    pub store_fsync_error_ignored: bool,
-    pub store_read_error_as_empty: bool,
-}
-
-impl SnapBugs {
-    pub fn from_ids(ids: &[String]) -> Result<SnapBugs, String> {
-        let mut b = SnapBugs::default();
-        for id in ids {
-            let switch = match id.as_str() {
-                "unguarded-persist" => &mut b.unguarded_persist,
-                "delete-removes-row" => &mut b.delete_removes_row,
-                "skip-tombstone-unpersisted" => &mut b.skip_tombstone_unpersisted,
-                "unguarded-journal-fold" => &mut b.unguarded_journal_fold,
-                "flushcell-unserialized" => &mut b.flushcell_unserialized,
-                "tombstone-recovers-as-none" => &mut b.tombstone_recovers_as_none,
-                "no-monotone-buffer" => &mut b.no_monotone_buffer,
-                "init-persisted-bypass" => &mut b.init_persisted_bypass,
-                "strict-fence" => &mut b.strict_fence,
-                "guard-expired-naive" => &mut b.guard_expired_naive,
-                "store-fsync-error-ignored" => &mut b.store_fsync_error_ignored,
-                "store-read-error-as-empty" => &mut b.store_read_error_as_empty,
-                other => return Err(format!("unknown snapshot bug id: {other}")),
-            };
-            *switch = true;
-        }
-        Ok(b)
+sim::bug_switches! {
+    /// One switch per catalogued bug; all off is the correct model.
+    pub struct SnapBugs for "snapshot" {
+        unguarded_persist: "unguarded-persist",
+        delete_removes_row: "delete-removes-row",
+        skip_tombstone_unpersisted: "skip-tombstone-unpersisted",
+        unguarded_journal_fold: "unguarded-journal-fold",
+        flushcell_unserialized: "flushcell-unserialized",
+        tombstone_recovers_as_none: "tombstone-recovers-as-none",
+        no_monotone_buffer: "no-monotone-buffer",
+        init_persisted_bypass: "init-persisted-bypass",
+        strict_fence: "strict-fence",
+        guard_expired_naive: "guard-expired-naive",
+        store_fsync_error_ignored: "store-fsync-error-ignored",
+        store_read_error_as_empty: "store-read-error-as-empty",
     }
 }
 
@@ -222,16 +198,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_catalogued_id_parses_to_its_own_switch() {
-        let mut seen = Vec::new();
-        for id in crate::snapshot::register::BUGS.iter().map(|b| b.id) {
-            let b = SnapBugs::from_ids(&[id.to_string()]).unwrap();
-            assert_ne!(b, SnapBugs::default(), "{id}");
-            assert!(!seen.contains(&b), "{id} shares a switch");
-            seen.push(b);
-        }
-        assert_eq!(seen.len(), 12);
-        assert!(SnapBugs::from_ids(&["apply-requeue".into()]).is_err());
+    fn every_catalogued_bug_has_a_switch_and_every_switch_an_entry() {
+        sim::registry::catalogue_matches(crate::snapshot::register::BUGS, SnapBugs::IDS).unwrap();
     }
 
     #[test]

@@ -44,9 +44,11 @@
 //! ```
 
 mod model;
+mod switches;
 
 use model::Runner;
 pub use model::{Bug, InvariantDef, ModelDef, RealBug, Setup};
+pub use switches::catalogue_matches;
 
 use crate::check::{self, Invariant};
 use crate::nemesis::PlanEntry;
