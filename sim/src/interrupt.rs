@@ -19,7 +19,6 @@ pub const EXIT_SIGNAL: u8 = 130;
 /// The exit code of a command whose stdout was closed (128 + SIGPIPE).
 pub const EXIT_PIPE: u8 = 141;
 
-static STOP: AtomicBool = AtomicBool::new(false);
 static SIGNALS: AtomicU32 = AtomicU32::new(0);
 static PIPE_CLOSED: AtomicBool = AtomicBool::new(false);
 static CUT_RUNS: AtomicBool = AtomicBool::new(false);
@@ -47,7 +46,7 @@ pub fn install() {
 }
 
 fn on_signal() {
-    STOP.store(true, Ordering::SeqCst);
+    linearizability::stop::request();
     if SIGNALS.fetch_add(1, Ordering::SeqCst) == 0 {
         use std::io::Write;
         let what = match CUT_RUNS.load(Ordering::SeqCst) {
@@ -66,13 +65,14 @@ fn on_signal() {
 
 /// Whether new work should not start.
 pub fn stopping() -> bool {
-    STOP.load(Ordering::SeqCst)
+    // One flag with the linearizability checker's, which reads it alone.
+    linearizability::stop::requested()
 }
 
 /// Asks for a stop as a signal would (without counting as one); for tests
 /// and for callers embedding the runner.
 pub fn request_stop() {
-    STOP.store(true, Ordering::SeqCst);
+    linearizability::stop::request();
 }
 
 /// Makes a stop end the run in progress, not only keep new runs from
@@ -84,7 +84,7 @@ pub fn cut_runs() {
 /// Whether the run in progress should end now, as interrupted.
 #[inline]
 pub fn cut_now() -> bool {
-    CUT_RUNS.load(Ordering::Relaxed) && STOP.load(Ordering::Relaxed)
+    CUT_RUNS.load(Ordering::Relaxed) && linearizability::stop::requested()
 }
 
 /// Whether a signal arrived.
@@ -95,7 +95,7 @@ pub fn signalled() -> bool {
 /// Records that stdout is gone: output stops and so does new work.
 pub fn pipe_closed() {
     PIPE_CLOSED.store(true, Ordering::SeqCst);
-    STOP.store(true, Ordering::SeqCst);
+    linearizability::stop::request();
 }
 
 pub fn stdout_closed() -> bool {

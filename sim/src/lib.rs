@@ -24,10 +24,8 @@ pub mod interrupt;
 pub mod lin;
 pub mod links;
 pub mod machine;
-pub mod mem;
 pub mod nemesis;
 pub mod net;
-pub mod one_line;
 pub mod registry;
 pub mod report;
 pub mod rng;
@@ -42,6 +40,7 @@ pub mod view;
 pub mod workload;
 pub mod world;
 
+pub use linearizability::{mem, one_line};
 pub use machine::{Io, Machine, MsgInfo, NodeId};
 pub use scenario::Scenario;
 pub use world::{run, Overrides, RunOutcome, RunSpec, Status, Verdict};

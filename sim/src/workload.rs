@@ -3,59 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A key's value is a list: `put` replaces it with one element, `append`
-/// adds one, so a repeated apply shows as a repeated element.
-pub type Value = Vec<u64>;
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "f", rename_all = "kebab-case")]
-pub enum KvOp {
-    Put {
-        key: u32,
-        value: u64,
-    },
-    Append {
-        key: u32,
-        value: u64,
-    },
-    Get {
-        key: u32,
-    },
-    Cas {
-        key: u32,
-        expected: Value,
-        value: u64,
-    },
-    /// A read any replica may serve from its own state if it is fresh
-    /// within the scenario's staleness bound. Not linearizable by design:
-    /// `bounded-staleness` judges it, `linearizable` ignores it.
-    FollowerGet {
-        key: u32,
-    },
-}
-
-impl KvOp {
-    pub fn key(&self) -> u32 {
-        match self {
-            KvOp::Put { key, .. }
-            | KvOp::Append { key, .. }
-            | KvOp::Get { key }
-            | KvOp::Cas { key, .. }
-            | KvOp::FollowerGet { key } => *key,
-        }
-    }
-    pub fn is_read(&self) -> bool {
-        matches!(self, KvOp::Get { .. } | KvOp::FollowerGet { .. })
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "r", rename_all = "kebab-case")]
-pub enum KvResult {
-    Done,
-    Value { value: Value },
-    Cas { applied: bool },
-}
+pub use linearizability::kv_ops::{apply_kv, KvOp, KvResult, Value};
 
 /// A request as a node receives it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,29 +38,4 @@ pub fn apply_to_map(map: &mut KvMap, op: &KvOp) -> KvResult {
         map.insert(key, value);
     }
     result
-}
-
-/// Applies `op` to one key's value, as every correct state machine must.
-pub fn apply_kv(value: &mut Value, op: &KvOp) -> KvResult {
-    match op {
-        KvOp::Put { value: v, .. } => {
-            value.clear();
-            value.push(*v);
-            KvResult::Done
-        }
-        KvOp::Append { value: v, .. } => {
-            value.push(*v);
-            KvResult::Done
-        }
-        KvOp::Get { .. } | KvOp::FollowerGet { .. } => KvResult::Value { value: value.clone() },
-        KvOp::Cas { expected, value: v, .. } => {
-            if value == expected {
-                value.clear();
-                value.push(*v);
-                KvResult::Cas { applied: true }
-            } else {
-                KvResult::Cas { applied: false }
-            }
-        }
-    }
 }

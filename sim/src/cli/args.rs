@@ -460,7 +460,7 @@ pub struct CheckArgs {
     /// :write), cas-register (and :cas), mutex (:acquire, :release), set
     /// (:add, :read), fifo-queue or unordered-queue (:enqueue, :dequeue).
     /// Left out, the history's ops pick it (a queue's must be named).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = jepsen_model())]
     pub model: Option<JepsenModel>,
     /// For jepsen and jepsen-edn: what the register holds before the first
     /// op, as EDN (default nil).
@@ -495,12 +495,14 @@ pub enum HistoryFormat {
     Json,
 }
 
-impl clap::ValueEnum for JepsenModel {
-    fn value_variants<'a>() -> &'a [Self] {
-        &JepsenModel::ALL
-    }
-
-    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        Some(clap::builder::PossibleValue::new(self.name()))
-    }
+/// `--model`: Knossos' names, listed in help and errors as clap lists an
+/// enum's (the models live in the checker's crate, which knows no clap).
+fn jepsen_model() -> impl clap::builder::TypedValueParser<Value = JepsenModel> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(JepsenModel::ALL.map(JepsenModel::name)).map(|s| {
+        JepsenModel::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .expect("one of the possible values")
+    })
 }

@@ -1,7 +1,7 @@
 //! dst's own histories: a dst report (its trace), or JSON Lines of dst
 //! trace events, one event a line.
 
-use super::history::{DstHistory, History, ParseError};
+use super::{DstHistory, History, ParseError};
 use crate::event::Event;
 use crate::report::Report;
 use crate::workload::{KvOp, KvResult};

@@ -7,7 +7,7 @@ use super::reads_from::Rule;
 use super::search::{self, KeyResult};
 use super::tests::{intervals, op, valid_prefix_for_key};
 use super::*;
-use crate::workload::{apply_kv, KvOp, KvResult};
+use crate::kv_ops::{apply_kv, KvOp, KvResult};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;

@@ -216,7 +216,7 @@ pub(crate) fn search<M: Model>(
                         return KeyResult::GaveUp;
                     }
                     // A signal is looked for every 65,536 steps (a few ms).
-                    if interruptible && steps.trailing_zeros() >= 16 && crate::interrupt::stopping() {
+                    if interruptible && steps.trailing_zeros() >= 16 && crate::stop::requested() {
                         return KeyResult::Interrupted;
                     }
                     if let Some(next_state) = model.step(&state, input, output) {

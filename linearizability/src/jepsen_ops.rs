@@ -23,6 +23,7 @@ pub trait JepsenOps: Model {
     /// Every `:f` the model takes, without its colon.
     const FS: &'static [&'static str];
 
+    /// The `:f` of `input`, without its colon.
     fn f(&self, input: &Self::Input) -> &'static str;
 
     /// An invoke's op, from its `:f` (one of [`JepsenOps::FS`]) and `:value`.

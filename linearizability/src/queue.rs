@@ -11,35 +11,44 @@ use std::fmt::Display;
 use std::marker::PhantomData;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// An operation on a queue.
 pub enum QueueOp<V> {
+    /// Adds a value.
     Enqueue(V),
+    /// Takes a value out.
     Dequeue,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// What a queue operation returned.
 pub enum QueueOutput<V> {
     /// An enqueue completed (and so applied).
     Enqueued,
+    /// The value a dequeue took out.
     Dequeued(V),
 }
 
 #[derive(Clone, Copy, Debug)]
+/// A queue that dequeues in the order enqueued (Knossos' `fifo-queue`).
 pub struct FifoQueue<V> {
     values: PhantomData<fn() -> V>,
 }
 
 #[derive(Clone, Copy, Debug)]
+/// A queue that dequeues any value it holds (Knossos' `unordered-queue`).
 pub struct UnorderedQueue<V> {
     values: PhantomData<fn() -> V>,
 }
 
 impl<V> FifoQueue<V> {
+    /// An empty queue.
     pub const fn new() -> Self {
         FifoQueue { values: PhantomData }
     }
 }
 
 impl<V> UnorderedQueue<V> {
+    /// An empty queue.
     pub const fn new() -> Self {
         UnorderedQueue { values: PhantomData }
     }

@@ -1,10 +1,10 @@
 //! dst's own key-value store: the workload's ops, with exactly the
-//! semantics of [`crate::workload::apply_kv`]. Follower reads are not
-//! linearizable by design; [`super::DstHistory`] leaves them out.
+//! semantics of [`crate::kv_ops::apply_kv`]. Follower reads are not
+//! linearizable by design; dst's history of a trace leaves them out.
 
 use super::history::Op;
 use super::model::{Access, Model, Seen};
-use crate::workload::{apply_kv, KvOp, KvResult, Value};
+use crate::kv_ops::{apply_kv, KvOp, KvResult, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Keys are `u32`, a key's value is a list (empty when absent).

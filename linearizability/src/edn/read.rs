@@ -25,6 +25,7 @@ pub fn read_one(text: &str) -> Result<Edn> {
     }
 }
 
+/// Reads EDN values one after another from a text held whole.
 pub struct Reader<'a> {
     s: &'a str,
     at: usize,
@@ -46,6 +47,7 @@ fn is_delimiter(b: u8) -> bool {
 }
 
 impl<'a> Reader<'a> {
+    /// A reader at the start of `s`, on line 1.
     pub fn new(s: &'a str) -> Self {
         let mut r = Reader::resume(s, 1);
         if s.starts_with('\u{feff}') {

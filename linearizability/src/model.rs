@@ -46,7 +46,12 @@ pub enum Access<S> {
     Write(S),
     /// Found the state to be `from` and set it to `to`, in one step: a cas
     /// that applied. With its outcome unknown, what it did if it applied.
-    Update { from: S, to: S },
+    Update {
+        /// The state found.
+        from: S,
+        /// The state left.
+        to: S,
+    },
     /// Neither looked at the state nor changed it: a read whose output is
     /// unknown.
     Nothing,
@@ -65,13 +70,17 @@ pub trait Model {
     /// Operations on different keys never interact (P-compositionality), so
     /// each key's sub-history is checked on its own.
     type Key: Ord + Clone + Debug;
+    /// The state of one key.
     type State: Clone + Eq + Hash + Debug;
+    /// What an operation asks for.
     type Input: Clone + Debug;
+    /// What an operation returned.
     type Output: Clone + Debug + PartialEq;
 
     /// The state of one key before the first operation on it.
     fn init(&self) -> Self::State;
 
+    /// The key an operation touches.
     fn key(&self, input: &Self::Input) -> Self::Key;
 
     /// Apply `input` to `state`. With `output` known, return the next state
@@ -171,6 +180,7 @@ pub trait Model {
         0
     }
 
+    /// A key for a human.
     fn describe_key(&self, key: &Self::Key) -> String {
         format!("{key:?}")
     }
@@ -178,6 +188,7 @@ pub trait Model {
     /// One operation for a human, with its output (`?` when unknown).
     fn describe_op(&self, input: &Self::Input, output: Option<&Self::Output>) -> String;
 
+    /// A state for a human.
     fn describe_state(&self, state: &Self::State) -> String;
 
     /// Why `input` with `output` cannot follow `state`, where the two

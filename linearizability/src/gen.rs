@@ -14,9 +14,11 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Shape {
     /// Ops in the history (failed cas ops are not counted: they drop out).
     pub ops: usize,
+    /// Clients, each with at most one op open at a time.
     pub clients: usize,
     /// How many ops end with an unknown outcome, drawn in this range.
     pub unknown_min: usize,
+    /// The most ops with an unknown outcome (see `unknown_min`).
     pub unknown_max: usize,
     /// `None`: every write's value is new, as dst's own workload writes
     /// them. `Some(k)`: values are drawn from 1..=k and repeat, as in

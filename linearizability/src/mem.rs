@@ -4,7 +4,7 @@
 //!
 //! ```ignore
 //! #[global_allocator]
-//! static ALLOC: sim::mem::Counting = sim::mem::Counting;
+//! static ALLOC: linearizability::mem::Counting = linearizability::mem::Counting;
 //! ```
 //!
 //! Counts are per thread, because a run lives on one thread: the peak of a

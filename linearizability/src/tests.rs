@@ -3,7 +3,7 @@
 
 use super::gen::{inject_stale_read, register_history, Shape};
 use super::*;
-use crate::workload::{apply_kv, KvOp, KvResult};
+use crate::kv_ops::{apply_kv, KvOp, KvResult};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;

@@ -7,12 +7,16 @@
 use super::model::Model;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// An operation on the lock.
 pub enum MutexOp {
+    /// Takes the lock, which must be free.
     Acquire,
+    /// Frees the lock, which must be held.
     Release,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
+/// The lock's model; its ops complete with `()`.
 pub struct Mutex;
 
 impl Model for Mutex {

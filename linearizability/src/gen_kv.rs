@@ -4,7 +4,7 @@
 //! as dst's own workload writes them.
 
 use super::history::{History, Op};
-use crate::workload::{apply_kv, KvOp, KvResult, Value};
+use crate::kv_ops::{apply_kv, KvOp, KvResult, Value};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 pub struct KvShape {
     /// Ops in the history.
     pub ops: usize,
+    /// Clients, each with at most one op open at a time.
     pub clients: usize,
     /// Keys the ops are spread over, uniformly.
     pub keys: u32,
@@ -111,7 +112,7 @@ pub fn kv_history(seed: u64, shape: KvShape) -> History<KvOp, KvResult> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lin::{check, DstKv, Options, Outcome};
+    use crate::{check, DstKv, Options, Outcome};
 
     #[test]
     fn a_generated_history_is_linearizable_and_decided_without_a_search() {

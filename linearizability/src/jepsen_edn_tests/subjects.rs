@@ -2,9 +2,9 @@
 //! written independently of the model: histories run against the object
 //! are linearizable by construction, until an anomaly is injected.
 
-use crate::lin::jepsen_ops::JepsenOps;
-use crate::lin::parse_jepsen_edn::Value;
-use crate::lin::{
+use crate::jepsen_ops::JepsenOps;
+use crate::parse_jepsen_edn::Value;
+use crate::{
     JepsenModel, Model, Mutex, MutexOp, QueueOp, QueueOutput, Register, RegisterOp, RegisterOutput, Set, SetOp,
     SetOutput,
 };
@@ -299,7 +299,7 @@ impl Subject for SetSubject {
                 // Clojure's `=` takes them (`1` and `1N` are one element).
                 let unique: std::collections::BTreeSet<String> = items
                     .iter()
-                    .map(|t| crate::lin::edn::read_one(t).map_or_else(|_| t.clone(), |e| e.canonical()))
+                    .map(|t| crate::edn::read_one(t).map_or_else(|_| t.clone(), |e| e.canonical()))
                     .collect();
                 if form % 2 == 1 {
                     items.reverse();

@@ -14,17 +14,27 @@ use std::collections::BTreeMap;
 /// What to do with a model once its type is known: [`JepsenModel::apply`]
 /// calls it with the model chosen at run time.
 pub trait ModelUser {
+    /// What [`ModelUser::with`] returns.
     type Output;
+    /// Does its work with `model`, of the type chosen at run time.
     fn with<M: JepsenOps>(self, model: &M) -> Self::Output;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The models Knossos checks Jepsen histories against, chosen by name or
+/// by the `:f`s a history holds.
 pub enum JepsenModel {
+    /// A register of `:read` and `:write`.
     Register,
+    /// A register with `:cas` as well.
     CasRegister,
+    /// One lock: `:acquire`, `:release`.
     Mutex,
+    /// A set: `:add`, `:read` of all of it.
     Set,
+    /// A queue that dequeues in the order enqueued.
     FifoQueue,
+    /// A queue that dequeues any element it holds.
     UnorderedQueue,
 }
 
@@ -75,6 +85,7 @@ impl JepsenModel {
         }
     }
 
+    /// Whether it is one of the two registers.
     pub fn is_register(self) -> bool {
         matches!(self, JepsenModel::Register | JepsenModel::CasRegister)
     }

@@ -17,13 +17,18 @@ pub trait RegisterValue: Clone + Eq + Hash + Debug + Display {}
 impl<T: Clone + Eq + Hash + Debug + Display> RegisterValue for T {}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// An operation on a register.
 pub enum RegisterOp<V = i64> {
+    /// Reads what it holds.
     Read,
+    /// Sets it.
     Write(V),
+    /// Sets it to the second value if it holds the first.
     Cas(V, V),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// What a register operation returned.
 pub enum RegisterOutput<V = i64> {
     /// What a read saw (`None`: nil).
     Read(Option<V>),
@@ -32,6 +37,7 @@ pub enum RegisterOutput<V = i64> {
 }
 
 #[derive(Clone, Copy, Debug)]
+/// A single register (Knossos' `register` and `cas-register`).
 pub struct Register<V = i64> {
     /// What the register holds before the first op (`None`: nil).
     pub initial: Option<V>,
@@ -45,6 +51,7 @@ impl Register {
 }
 
 impl<V> Register<V> {
+    /// A register that holds `initial` before the first op (`None`: nil).
     pub const fn starting_at(initial: Option<V>) -> Self {
         Register { initial }
     }

@@ -14,6 +14,9 @@ use std::io::BufRead;
 /// Bytes read ahead at a time.
 const CHUNK: usize = 1 << 20;
 
+/// The items of an EDN stream read a chunk at a time: the values of a
+/// top-level vector or list, or a sequence of top-level values, so a large
+/// file is never held whole.
 pub struct Items<R> {
     input: R,
     chunk: usize,
@@ -40,6 +43,7 @@ enum State {
 }
 
 impl<R: BufRead> Items<R> {
+    /// The items of `input`, read in chunks of 1 MiB.
     pub fn new(input: R) -> Self {
         Items::with_chunk(input, CHUNK)
     }

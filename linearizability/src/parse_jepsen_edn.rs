@@ -34,8 +34,11 @@ use std::io::BufRead;
 /// 1, `(1 2)` is `[1 2]`, and maps and sets ignore their order).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Value {
+    /// `nil`.
     Nil,
+    /// An integer that fits in 64 bits.
     Int(i64),
+    /// Anything else, by its canonical text.
     Other(String),
 }
 
@@ -78,7 +81,9 @@ pub fn register(initial: Value) -> Register<Value> {
 /// EDN forms, the name it keeps.
 pub type Forms = Events;
 
+/// A history read from a Jepsen file, and how it names positions.
 pub struct Parsed<I, O> {
+    /// The history.
     pub history: History<I, O>,
     /// What positions count: "line" when every op starts on a line of its
     /// own, else "op" (each op's index from 0, as Jepsen's `:index`).
@@ -119,8 +124,8 @@ fn read_items<R: BufRead>(mut items: Items<R>) -> Result<Events, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lin::register::{RegisterOp, RegisterOutput};
-    use crate::lin::{check, Options, Outcome};
+    use crate::register::{RegisterOp, RegisterOutput};
+    use crate::{check, Options, Outcome};
 
     fn parse(text: &str) -> Result<Parsed<RegisterOp<Value>, RegisterOutput<Value>>, ParseError> {
         super::parse(&register(Value::Nil), text)

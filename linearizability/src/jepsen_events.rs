@@ -171,6 +171,7 @@ pub struct Events {
 }
 
 impl Events {
+    /// No events yet.
     pub fn new() -> Self {
         Events {
             by_line: true,
@@ -437,7 +438,7 @@ mod tests {
         "#t {:b 1 :a 2}",
     ];
 
-    impl crate::lin::ModelUser for Probe {
+    impl crate::ModelUser for Probe {
         type Output = ();
 
         fn with<M: JepsenOps>(self, model: &M) {
@@ -498,7 +499,7 @@ mod tests {
 
     #[test]
     fn what_is_kept_of_a_value_is_what_the_models_read() {
-        for m in crate::lin::JepsenModel::ALL {
+        for m in crate::JepsenModel::ALL {
             m.apply(Value::Nil, Probe);
         }
     }

@@ -9,12 +9,16 @@ use std::fmt::Display;
 use std::marker::PhantomData;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// An operation on a set.
 pub enum SetOp<V> {
+    /// Adds an element.
     Add(V),
+    /// Reads every element.
     Read,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// What a set operation returned.
 pub enum SetOutput<V> {
     /// An add completed (and so applied).
     Added,
@@ -24,6 +28,7 @@ pub enum SetOutput<V> {
 }
 
 impl<V: Ord> SetOutput<V> {
+    /// A read's output from its elements in any order.
     pub fn read(elements: impl IntoIterator<Item = V>) -> Self {
         let mut elements: Vec<V> = elements.into_iter().collect();
         elements.sort();
@@ -32,11 +37,13 @@ impl<V: Ord> SetOutput<V> {
 }
 
 #[derive(Clone, Copy, Debug)]
+/// A set that grows (Knossos' `set`): adds, and reads of all of it.
 pub struct Set<V> {
     elements: PhantomData<fn() -> V>,
 }
 
 impl<V> Set<V> {
+    /// An empty set.
     pub const fn new() -> Self {
         Set { elements: PhantomData }
     }

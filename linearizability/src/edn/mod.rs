@@ -21,25 +21,34 @@ pub use stream::Items;
 use std::fmt::{self, Write as _};
 
 #[derive(Clone, Debug, PartialEq)]
+/// An EDN value, as Clojure's reader reads it.
 pub enum Edn {
+    /// `nil`.
     Nil,
+    /// `true` or `false`.
     Bool(bool),
     /// An integer that fits in 64 bits, written with or without `N`.
     Int(i64),
     /// A larger integer: its sign and digits, without `N`.
     BigInt(String),
+    /// A float, as written or as Clojure rounds it.
     Float(f64),
     /// A BigDecimal (`1.50M`): its text, without `M` or a `+`.
     Decimal(String),
     /// A ratio in lowest terms as `n/d`, `d` above 1 (the reader turns
     /// `4/2` into 2, as Clojure's does).
     Ratio(String),
+    /// A character literal (`\a`, `\newline`).
     Char(char),
+    /// A string, its escapes resolved.
     Str(String),
     /// Without its colon: `:jepsen.nemesis/x` is `jepsen.nemesis/x`.
     Keyword(String),
+    /// A symbol, as written.
     Symbol(String),
+    /// `[...]`.
     Vector(Vec<Edn>),
+    /// `(...)`.
     List(Vec<Edn>),
     /// In the order written.
     Map(Vec<(Edn, Edn)>),
@@ -210,7 +219,10 @@ fn write_string(out: &mut String, s: &str) {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+/// Text that is not EDN: where and why.
 pub struct EdnError {
+    /// The line the error is on, from 1.
     pub line: usize,
+    /// What is wrong, on one line.
     pub message: String,
 }

@@ -6,13 +6,18 @@ use super::history::Op;
 use super::model::{Access, Model};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// An operation on one key of a string store.
 pub enum StrKvOp {
+    /// Reads the key.
     Get(String),
+    /// Sets the key.
     Put(String, String),
+    /// Appends to the key.
     Append(String, String),
 }
 
 impl StrKvOp {
+    /// The key it touches.
     pub fn key(&self) -> &str {
         match self {
             StrKvOp::Get(k) | StrKvOp::Put(k, _) | StrKvOp::Append(k, _) => k,
@@ -21,12 +26,16 @@ impl StrKvOp {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// What a string store operation returned.
 pub enum StrKvOutput {
+    /// What a get read.
     Value(String),
+    /// A put or an append applied.
     Done,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
+/// The string store's model.
 pub struct StringKv;
 
 impl Model for StringKv {

@@ -4,8 +4,8 @@
 
 use super::subjects::{In, Out, Subject};
 use super::{End, GenOp};
-use crate::lin::jepsen_ops::JepsenOps;
-use crate::lin::parse_jepsen_edn::Value;
+use crate::jepsen_ops::JepsenOps;
+use crate::parse_jepsen_edn::Value;
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
