@@ -2,18 +2,10 @@
 //! input, reports that replay, and reports that were cut or edited.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn dst(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dst"))
-        .args(args)
-        .output()
-        .expect("dst runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
+mod support;
+use support::{dst_here as dst, stderr};
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("dst-cli-{}", std::process::id()));

@@ -7,19 +7,14 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod support;
+use support::dst_here as dst;
+
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("dst-compact-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-fn dst(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dst"))
-        .args(args)
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .output()
-        .unwrap()
 }
 
 fn text(o: &Output) -> String {

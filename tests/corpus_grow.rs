@@ -6,18 +6,10 @@
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn dst(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dst"))
-        .args(args)
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .env_remove("DST_SHARD")
-        .env_remove("DST_SHARDS")
-        .env_remove("JOB_COMPLETION_INDEX")
-        .output()
-        .expect("dst runs")
-}
+mod support;
+use support::dst_here as dst;
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("dst-grow-{name}-{}", std::process::id()));

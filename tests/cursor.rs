@@ -2,15 +2,10 @@
 //! disjoint stretches of seeds, whatever the budget cut off.
 
 use serde_json::Value;
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn dst(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dst"))
-        .args(args)
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .output()
-        .expect("dst runs")
-}
+mod support;
+use support::dst_here as dst;
 
 fn json(p: &std::path::Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()

@@ -6,18 +6,10 @@
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn dst(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dst"))
-        .args(args)
-        .output()
-        .expect("dst runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
+mod support;
+use support::{dst_here as dst, stderr};
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("dst-export-{}", std::process::id()));

@@ -6,16 +6,11 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::Instant;
 
-fn dst(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dst"))
-        .args(args)
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .output()
-        .expect("dst runs")
-}
+mod support;
+use support::dst_here as dst;
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("dst-view-{name}-{}", std::process::id()));

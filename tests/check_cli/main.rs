@@ -4,14 +4,10 @@
 mod models;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn dst(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dst"))
-        .args(args)
-        .output()
-        .expect("dst runs")
-}
+#[path = "../support/mod.rs"]
+mod support;
+use support::dst_here as dst;
 
 fn fixture(name: &str, text: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("dst-check-cli-{}", std::process::id()));

@@ -1,5 +1,6 @@
 //! What the binary-level tests share: a scratch folder of their own and the
-//! `dst` binary run in it.
+//! `dst` binary run in it. (Each test binary uses a part of it.)
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -17,12 +18,30 @@ pub fn dst(dir: &Path, args: &[&str]) -> Output {
     run(Path::new(env!("CARGO_BIN_EXE_dst")), dir, args)
 }
 
-/// The binary `bin` (dst under another name, say) run as [`dst`] runs.
-pub fn run(bin: &Path, dir: &Path, args: &[&str]) -> Output {
-    Command::new(bin)
+/// `dst ARGS` run where the test runs, as [`dst`] runs it.
+pub fn dst_here(args: &[&str]) -> Output {
+    command(Path::new(env!("CARGO_BIN_EXE_dst")))
         .args(args)
-        .current_dir(dir)
-        .env_remove("GITHUB_STEP_SUMMARY")
         .output()
         .unwrap()
+}
+
+/// The binary `bin` (dst under another name, say) run as [`dst`] runs.
+pub fn run(bin: &Path, dir: &Path, args: &[&str]) -> Output {
+    command(bin).args(args).current_dir(dir).output().unwrap()
+}
+
+/// `bin` with none of the CI environment a run would pick up: no job page
+/// to write to, no shard to take.
+fn command(bin: &Path) -> Command {
+    let mut c = Command::new(bin);
+    for var in ["GITHUB_STEP_SUMMARY", "DST_SHARD", "DST_SHARDS", "JOB_COMPLETION_INDEX"] {
+        c.env_remove(var);
+    }
+    c
+}
+
+/// What a command wrote on stderr.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
 }
