@@ -58,7 +58,7 @@ mod jepsen_events;
 mod jepsen_model;
 mod jepsen_ops;
 mod kv;
-pub mod kv_ops;
+mod kv_ops;
 mod lines;
 pub mod mem;
 mod memo;

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use linearizability::kv_ops::{apply_kv, KvOp, KvResult, Value};
+pub use linearizability::{apply_kv, KvOp, KvResult, Value};
 
 /// A request as a node receives it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
