@@ -88,13 +88,7 @@ impl Catalog {
     }
 
     fn send(&self, io: &mut ClusterIo, to: NodeId, body: Body) {
-        io.send(
-            to,
-            ClusterMsg {
-                epoch: self.epoch,
-                body,
-            },
-        );
+        super::send(io, to, self.epoch, body);
     }
 
     fn broadcast_news(&self, io: &mut ClusterIo) {

@@ -21,6 +21,7 @@ pub use config::{ClusterBugs, ClusterConfig};
 pub use msg::ClusterMsg;
 
 use catalog::Catalog;
+use msg::Body;
 use sim::machine::{Io, Machine, NodeId, SyncTicket, TimerId};
 use sim::workload::{ClientReply, ClientReq};
 use worker::Worker;
@@ -28,6 +29,12 @@ use worker::Worker;
 pub(crate) const MS: u64 = 1_000_000;
 
 pub(crate) type ClusterIo<'a> = Io<'a, ClusterNode>;
+
+/// Sends `body` stamped with the sender's epoch: every message but a
+/// restarted worker's join carries it, and the receiver fences by it.
+pub(crate) fn send(io: &mut ClusterIo, to: NodeId, epoch: u64, body: Body) {
+    io.send(to, ClusterMsg { epoch, body });
+}
 
 /// A draw with probability `p` from the node's own stream.
 pub(crate) fn chance(io: &mut ClusterIo, p: f64) -> bool {

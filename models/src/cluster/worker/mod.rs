@@ -122,13 +122,7 @@ impl Worker {
     }
 
     fn send(&self, io: &mut ClusterIo, to: NodeId, body: Body) {
-        io.send(
-            to,
-            ClusterMsg {
-                epoch: self.epoch,
-                body,
-            },
-        );
+        crate::cluster::send(io, to, self.epoch, body);
     }
 
     pub fn on_fsynced(&mut self, ticket: SyncTicket, io: &mut ClusterIo) {
