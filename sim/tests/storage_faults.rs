@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{NoMsg, TicketEvent, UniqueTickets};
+use common::{NoMsg, TicketEvent, UniqueTickets, Waiting};
 use serde::Deserialize;
 use sim::event::EventKind;
 use sim::machine::{DiskError, Io, Machine, NodeId, SyncTicket, TimerId};
@@ -23,16 +23,13 @@ struct Bugs {
 
 struct Ledger {
     next: u64,
-    /// fsync ticket -> (client request, number) waiting for durability.
-    waiting: Vec<(SyncTicket, u64, u64)>,
+    waiting: Waiting,
     bugs: Bugs,
 }
 
 impl Ledger {
     fn issue_up_to(&mut self, sync: SyncTicket, io: &mut Io<Self>) {
-        let (done, rest): (Vec<_>, Vec<_>) = self.waiting.drain(..).partition(|w| w.0 <= sync);
-        self.waiting = rest;
-        for (_, req_id, ticket) in done {
+        for (req_id, ticket) in self.waiting.durable_at(sync) {
             io.emit(&TicketEvent::Issued { ticket });
             io.reply(req_id, ClientReply::Ok(KvResult::Done));
         }
@@ -73,7 +70,7 @@ impl Machine for Ledger {
         }
         self.next += 1;
         let sync = io.fsync();
-        self.waiting.push((sync, req.req_id, ticket));
+        self.waiting.push(sync, req.req_id, ticket);
     }
     fn on_fsynced(&mut self, sync: SyncTicket, io: &mut Io<Self>) {
         self.issue_up_to(sync, io);
@@ -118,7 +115,7 @@ fn registry() -> Registry {
             };
             Ok(move |_id| Ledger {
                 next: 1,
-                waiting: Vec::new(),
+                waiting: Waiting::default(),
                 bugs,
             })
         },

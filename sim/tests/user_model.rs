@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{NoMsg, TicketEvent, UniqueTickets};
+use common::{NoMsg, TicketEvent, UniqueTickets, Waiting};
 use serde::Deserialize;
 use sim::machine::{Io, Machine, NodeId, SyncTicket, TimerId};
 use sim::registry::{Bug, InvariantDef, ModelDef, Registry, Setup};
@@ -16,8 +16,7 @@ use std::process::ExitCode;
 /// last one on disk, so that a restart never hands one out twice.
 struct Dispenser {
     next: u64,
-    /// fsync ticket -> (client request, number) waiting for durability.
-    waiting: Vec<(SyncTicket, u64, u64)>,
+    waiting: Waiting,
     reply_before_fsync: bool,
 }
 
@@ -55,13 +54,11 @@ impl Machine for Dispenser {
             self.issue(req.req_id, ticket, io);
         } else {
             let sync = io.fsync();
-            self.waiting.push((sync, req.req_id, ticket));
+            self.waiting.push(sync, req.req_id, ticket);
         }
     }
     fn on_fsynced(&mut self, sync: SyncTicket, io: &mut Io<Self>) {
-        let (done, rest): (Vec<_>, Vec<_>) = self.waiting.drain(..).partition(|w| w.0 <= sync);
-        self.waiting = rest;
-        for (_, req_id, ticket) in done {
+        for (req_id, ticket) in self.waiting.durable_at(sync) {
             self.issue(req_id, ticket, io);
         }
     }
@@ -100,7 +97,7 @@ fn registry() -> Registry {
             }
             Ok(move |_id| Dispenser {
                 next: first,
-                waiting: Vec::new(),
+                waiting: Waiting::default(),
                 reply_before_fsync: bug,
             })
         },

@@ -1,10 +1,11 @@
 //! What the ticket-dispensing test models share: no messages, an `issued`
-//! event, and the invariant that no node hands out a ticket twice.
+//! event, the tickets waiting for their fsync, and the invariant that no
+//! node hands out a ticket twice.
 
 use serde::{Deserialize, Serialize};
 use sim::check::{Invariant, Violation};
 use sim::event::Event;
-use sim::machine::{MsgInfo, NodeId};
+use sim::machine::{MsgInfo, NodeId, SyncTicket};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Serialize)]
@@ -44,5 +45,25 @@ impl Invariant for UniqueTickets {
             )),
             None => Ok(()),
         }
+    }
+}
+
+/// Tickets written and waiting for the fsync that makes them durable, each
+/// with the client request it answers.
+#[derive(Default)]
+pub struct Waiting(Vec<(SyncTicket, u64, u64)>);
+
+impl Waiting {
+    /// `ticket`, for request `req_id`, is durable once `sync` completes.
+    pub fn push(&mut self, sync: SyncTicket, req_id: u64, ticket: u64) {
+        self.0.push((sync, req_id, ticket));
+    }
+
+    /// The (request, ticket) pairs that fsync `sync` made durable, in the
+    /// order written; they wait no longer.
+    pub fn durable_at(&mut self, sync: SyncTicket) -> Vec<(u64, u64)> {
+        let (done, rest): (Vec<_>, Vec<_>) = self.0.drain(..).partition(|w| w.0 <= sync);
+        self.0 = rest;
+        done.into_iter().map(|(_, req, ticket)| (req, ticket)).collect()
     }
 }
