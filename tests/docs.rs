@@ -194,18 +194,18 @@ fn shell_words(line: &str) -> Vec<String> {
 fn every_dst_command_line_parses() {
     use clap::Parser;
     let (mut checked, mut wrong) = (0, Vec::new());
+    let mut parse = |page: &str, at: usize, args: &[String]| {
+        if let Err(e) = sim::cli::Cli::try_parse_from(args) {
+            let e = e.to_string();
+            let first = e.lines().next().unwrap_or("");
+            wrong.push(format!("{page}:{at}: `{}` does not parse: {first}", args.join(" ")));
+        }
+        checked += 1;
+    };
     for (page, text) in pages() {
         for (_, body, at) in blocks(&text).into_iter().filter(|b| b.0 == "sh") {
             for args in command_lines(&body) {
-                if let Err(e) = sim::cli::Cli::try_parse_from(&args) {
-                    let e = e.to_string();
-                    wrong.push(format!(
-                        "{page}:{at}: `{}` does not parse: {}",
-                        args.join(" "),
-                        e.lines().next().unwrap_or("")
-                    ));
-                }
-                checked += 1;
+                parse(&page, at, &args);
             }
         }
     }
@@ -222,14 +222,7 @@ fn every_dst_command_line_parses() {
             if args.len() < 3 || args.iter().any(placeholder) {
                 continue;
             }
-            if let Err(e) = sim::cli::Cli::try_parse_from(&args) {
-                let e = e.to_string();
-                wrong.push(format!(
-                    "{page}:{line}: `{span}` does not parse: {}",
-                    e.lines().next().unwrap_or("")
-                ));
-            }
-            checked += 1;
+            parse(&page, line, &args);
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
