@@ -215,7 +215,7 @@ fn mutants_hunts_a_bug_by_exploration_beside_fuzz() {
 /// by the walk of long runs once the others have spent their shares.
 #[test]
 fn mutants_long_walk_reaches_a_compaction_the_short_walks_do_not() {
-    let x = &explored_hunt("mutants-long", "snapshot-without-data", "5", "24000");
+    let x = &explored_hunt("mutants-long", "snapshot-without-data", "5", "40000");
     assert_eq!(x["found_by"], "state-machine-safety", "{x}");
     assert_eq!(x["faults"], "all, long", "{x}");
     assert_eq!(x["deviations"], 1, "{x}");
@@ -408,6 +408,36 @@ fn a_read_error_comes_with_its_crash_and_restart() {
     replays(&v);
 }
 
+/// A failed fsync is the other outcome of an fsync's completion, and a
+/// crash may reboot the node at once: a Raft node that takes a failed
+/// fsync of its vote for a durable one, crashes and comes straight back
+/// has forgotten that vote, and with one append lost it wins its old term
+/// again, three moves in all. The correct node halts on the failed fsync
+/// and passes more states of the same bounds.
+#[test]
+fn a_failed_fsync_taken_for_durable_is_found_in_three_moves() {
+    let dir = support::scratch("explore", "fsync-error");
+    fn args(states: &str) -> Vec<&str> {
+        let mut a = vec![
+            "raft-storage-faults",
+            "--guided",
+            "--safety-only",
+            "--max-states",
+            states,
+        ];
+        a.extend(["--disks", "1", "--crashes", "1", "--drops", "1", "--deviations", "3"]);
+        a
+    }
+    let v = walk(&dir, Some("fsync-error-ignored"), &args("1000000"));
+    assert_eq!(v["found"]["verdict"]["invariant"], "no-dual-leaders", "{v}");
+    assert_eq!(v["found"]["deviations"], 3, "{v}");
+    replays(&v);
+    let states = (v["states"].as_u64().unwrap() * 3 / 2).to_string();
+    let v = walk(&dir, None, &args(&states));
+    assert!(v["found"].is_null(), "{v}");
+    assert!(v["states"].as_u64().unwrap() >= states.parse().unwrap(), "{v}");
+}
+
 /// The walk of kafka-flow's TLC table (`scenarios/tlc/`), a switch and the
 /// bounds of a row: its JSON summary and exit code.
 fn tlc(dir: &Path, scenario: &str, deviations: &str, args: &[&str]) -> (serde_json::Value, Option<i32>) {
@@ -432,6 +462,8 @@ fn tlc(dir: &Path, scenario: &str, deviations: &str, args: &[&str]) -> (serde_js
         "0",
         "--depth",
         "400",
+        "--max-states",
+        "2000000",
     ];
     a.extend(args);
     let o = dst(&a);

@@ -43,6 +43,12 @@ impl<R: Clone> Disk<R> {
         self.pending.len()
     }
 
+    /// Whether a failed fsync dropped writes that the disk has not had
+    /// rewritten since: what is appended now is lost too.
+    pub fn has_hole(&self) -> bool {
+        self.hole
+    }
+
     pub fn write(&mut self, op: DiskOp<R>) {
         self.pending.push_back(op);
     }

@@ -185,8 +185,9 @@ pub struct ExploreArgs {
     /// event before another whose window opened first).
     #[arg(long, default_value_t = 3)]
     pub deviations: u32,
-    /// Node crashes per run (each loses unsynced writes; the node restarts
-    /// at a later move of the walk's choosing, or where the run settles).
+    /// Node crashes per run (each loses unsynced writes and memory; the node
+    /// restarts at a later move of the walk's choosing or where the run
+    /// settles, or, as a bounce, a millisecond later in the same move).
     #[arg(long, default_value_t = 1)]
     pub crashes: u32,
     /// Messages lost per run.
@@ -211,10 +212,10 @@ pub struct ExploreArgs {
     /// the drift bound.
     #[arg(long, default_value_t = 0)]
     pub clocks: u32,
-    /// Storage faults per run where the profile has them: failed fsyncs, a
-    /// full disk, a slow disk, or reads that fail at boot (the node
-    /// crashes and restarts into them); each ends at a later move, or
-    /// where the run settles.
+    /// Storage faults per run where the profile has them: an fsync that
+    /// fails as it completes, or for a while a full disk, a slow disk, or
+    /// reads that fail at boot (the node crashes and restarts into them),
+    /// which end at a later move or where the run settles.
     #[arg(long, default_value_t = 0)]
     pub disks: u32,
     /// Client operations per run while it makes choices (clients work on

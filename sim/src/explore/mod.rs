@@ -48,8 +48,9 @@ pub struct Bounds {
     pub depth: u32,
     /// Choices per run that take another move than the natural one.
     pub deviations: u32,
-    /// Node crashes (each loses the node's unsynced writes); the node
-    /// restarts at a later move, or where the run settles.
+    /// Node crashes (each loses the node's unsynced writes and memory); the
+    /// node restarts at a later move or where the run settles, or, as a
+    /// bounce, a millisecond later in the same move.
     pub crashes: u32,
     /// Messages dropped.
     pub drops: u32,
@@ -67,8 +68,9 @@ pub struct Bounds {
     /// ahead or behind, or beyond it where the profile leaps; its clocks
     /// drifting fast or slow at the drift bound.
     pub clocks: u32,
-    /// Storage faults on one node for a while: failed fsyncs, a full disk,
-    /// a slow disk, or reads that fail at its next boot (with a crash).
+    /// Storage faults: an fsync that fails as it completes, or on one node
+    /// for a while a full disk, a slow disk, or reads that fail at its
+    /// next boot (with a crash).
     pub disks: u32,
     /// Client operations invoked, over all clients.
     pub ops: u32,

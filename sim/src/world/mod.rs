@@ -124,7 +124,7 @@ enum Ev<Msg> {
 
 impl<Msg> Ev<Msg> {
     /// The node whose machine handles this event, if any (pauses defer it).
-    fn target(&self) -> Option<NodeId> {
+    pub(super) fn target(&self) -> Option<NodeId> {
         match self {
             Ev::Deliver { to, .. } => Some(*to),
             Ev::LinkBroken { node, .. } => Some(*node),

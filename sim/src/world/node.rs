@@ -240,10 +240,11 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// An fsync completes only in the incarnation that issued it; under a
     /// storage fault it fails, each write it covered landing or not.
     pub(super) fn fsynced(&mut self, node: NodeId, inc: u64, ticket: SyncTicket, mark: u64) {
+        let walk_fails = self.walk.as_mut().is_some_and(|w| std::mem::take(&mut w.fail_fsync));
         if self.nodes[node].inc != inc {
             return;
         }
-        if self.now < self.nodes[node].disk_until.fsync_error {
+        if walk_fails || self.now < self.nodes[node].disk_until.fsync_error {
             let covered = self.nodes[node].disk.covered(mark);
             let keep = range(&mut self.disk_rng, 0, covered);
             let dropped = self.nodes[node].disk.fail_to(mark, keep);

@@ -123,6 +123,12 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         for slot in &self.nodes {
             (slot.machine.is_some(), &slot.role, slot.shape).hash(&mut h);
             (slot.paused_until > self.now).hash(&mut h);
+            // A storage fault in force, and writes a failed fsync lost,
+            // change what a crash does next while the protocol looks the
+            // same: a departure there is a new shape.
+            let u = &slot.disk_until;
+            let faults = [u.read_error, u.no_space, u.slow].map(|until| until > self.now);
+            (faults, slot.disk.has_hole()).hash(&mut h);
         }
         w.cut_off.hash(&mut h);
         if !w.cut_links.is_empty() {

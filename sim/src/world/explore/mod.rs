@@ -53,6 +53,8 @@ pub(super) struct Walk<Msg> {
     /// A model's decision met a tape entry beyond its outcomes: the tape
     /// was not made by this scenario, seed and bug switches.
     bad_tape: Option<String>,
+    /// The fsync the walk is completing fails ([`moves::Move::FailFsync`]).
+    pub(super) fail_fsync: bool,
 }
 
 struct Pending<Msg> {
@@ -83,6 +85,7 @@ impl<Msg> Walk<Msg> {
             met: false,
             settling: false,
             bad_tape: None,
+            fail_fsync: false,
             bounds: tape.bounds,
             tape: tape.choices,
             cursor: 0,

@@ -165,6 +165,10 @@ pub(super) enum Move {
     /// The pending event at this index happens, at this instant (or now,
     /// if that is later).
     Fire(usize, u64),
+    /// The pending fsync at this index fails when it completes, at this
+    /// instant: what it covered reaches the disk or not as a failed fsync
+    /// of a sampled run draws it.
+    FailFsync(usize, u64),
     /// The message at this index is lost.
     Drop(usize),
     /// The message at this index will arrive twice.
@@ -172,8 +176,15 @@ pub(super) enum Move {
     /// The pending event at this index takes its longest: it happens at
     /// the end of its window.
     Defer(usize),
+    /// The node crashes and stays down until a move restarts it (or the
+    /// run settles).
     Crash(NodeId),
     Restart(NodeId),
+    /// The node crashes and reboots as soon as it can, a millisecond
+    /// later: one move for what a crash and a restart make in two, since
+    /// losing what the disk had not synced and what the node held in
+    /// memory needs no downtime to show.
+    Bounce(NodeId),
     /// Cut this node off (`true`: inbound only), healing any cut before.
     Isolate(NodeId, bool),
     /// Lose what this node sends to that one, healing any cut before.
@@ -189,15 +200,43 @@ pub(super) enum Move {
     DiskEnds(NodeId, DiskFault),
 }
 
-/// The storage faults a move makes. A read error takes effect at the
-/// node's next boot, so it comes with a crash and a restart, as fuzz's
-/// plans pair them.
-const DISK_FAULTS: [DiskFault; 4] = [
-    DiskFault::ReadError,
-    DiskFault::FsyncError,
-    DiskFault::NoSpace,
-    DiskFault::Slow,
-];
+/// What the events that may come next touch: the nodes that handle one,
+/// and the links a message of them crosses.
+struct Near {
+    busy: Vec<bool>,
+    flying: std::collections::BTreeSet<(NodeId, NodeId)>,
+}
+
+impl Near {
+    fn new(nodes: usize) -> Near {
+        Near {
+            busy: vec![false; nodes],
+            flying: Default::default(),
+        }
+    }
+
+    fn add<Msg>(&mut self, ev: &Ev<Msg>) {
+        let node = match ev {
+            Ev::Reboot { node, .. } | Ev::Resume { node } | Ev::Probe { node, .. } => Some(*node),
+            ev => ev.target(),
+        };
+        if let Some(n) = node {
+            self.busy[n] = true;
+        }
+        if let Ev::Deliver { from, to, .. } = ev {
+            self.flying.insert((*from, *to));
+        }
+    }
+}
+
+/// The storage faults that last until a move ends them. A read error
+/// takes effect at the node's next boot, so it comes with a crash and a
+/// restart, as fuzz's plans pair them. A failed fsync is not among them:
+/// it matters only where an fsync completes, so it is that completion's
+/// other outcome ([`Move::FailFsync`]) rather than a state entered at any
+/// choice, which would offer the walk the same failure at every step
+/// between two fsyncs.
+const DISK_FAULTS: [DiskFault; 3] = [DiskFault::ReadError, DiskFault::NoSpace, DiskFault::Slow];
 
 impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// Every move possible now, in an order fixed by the state: the events
@@ -208,11 +247,15 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         let b = &w.bounds;
         let a = &w.allowed;
         let mut out = Vec::new();
+        let mut near = Near::new(self.nodes.len());
         if let Some(close) = w.pending.iter().map(|p| p.hi).min() {
             let mut next: Vec<usize> = (0..w.pending.len())
                 .filter(|&i| w.pending[i].lo <= close && self.in_turn(i))
                 .collect();
             next.sort_by_key(|&i| (w.pending[i].at, w.pending[i].seq));
+            for &i in &next {
+                near.add(&w.pending[i].ev);
+            }
             // The natural event may instead take its longest: one
             // deviation delays it past everything its window spans (a
             // slow message, a client thinking long), where firing each of
@@ -222,7 +265,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 // The natural event at its natural instant; any other as
                 // early as its window allows.
                 let p = &w.pending[i];
-                out.push(Move::Fire(i, if k == 0 { p.at } else { p.lo }));
+                let t = if k == 0 { p.at } else { p.lo };
+                out.push(Move::Fire(i, t));
+                if let Ev::Fsync { node, .. } = &p.ev {
+                    if a.disk && w.used.disks < b.disks && a.fallible.contains(node) {
+                        out.push(Move::FailFsync(i, t));
+                    }
+                }
                 if let Ev::Deliver { conn, .. } = &p.ev {
                     if a.drop && w.used.drops < b.drops {
                         out.push(Move::Drop(i));
@@ -237,8 +286,29 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
         let up = |n: NodeId| self.nodes[n].machine.is_some();
         let down = self.nodes.iter().filter(|s| s.machine.is_none()).count();
+        // A fault that nothing of a node or a link may meet before the
+        // next move would meet it one move later just the same: it is
+        // offered only where it may matter, and the walk reaches each state
+        // it leads to once instead of once per step in between (partial
+        // order reduction). A node's steps meet its crash, its storage
+        // faults and its pause; a link's cut, its messages arriving (a
+        // message sent while its link is cut is lost on arrival just as
+        // one sent before the cut, so the cut may wait for that arrival).
+        // A bounce moved one step later reboots later by as much.
+        // Streams tie each direction of a link to the other and break on a
+        // crash, so there cuts and crashes are offered everywhere.
+        let datagram = self.links.all_datagram();
+        let may_cut = |from: NodeId, to: NodeId| !datagram || near.flying.contains(&(from, to));
+        let may_cut_off = |n: NodeId| (0..self.nodes.len()).any(|m| m != n && (may_cut(n, m) || may_cut(m, n)));
         if a.crash && w.used.crashes < b.crashes && down < a.down_max {
-            out.extend(a.fallible.iter().filter(|&&n| up(n)).map(|&n| Move::Crash(n)));
+            let crashable = || {
+                a.fallible
+                    .iter()
+                    .copied()
+                    .filter(|&n| up(n) && (!datagram || near.busy[n]))
+            };
+            out.extend(crashable().map(Move::Crash));
+            out.extend(crashable().map(Move::Bounce));
         }
         // A node down for good (it halted and waits for its reboot) is the
         // model's doing; one the walk took down comes back by a move.
@@ -251,10 +321,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             out.push(Move::Heal);
         }
         if w.used.partitions < b.partitions && self.nodes.len() > 1 {
+            // Cutting a node off heals the cut before it, which the links
+            // that cut held may meet at once.
+            let heals = w.cut_off.is_some() || !w.cut_links.is_empty();
             let ways = [(a.partition, false), (a.deafen, true)];
             for (_, inbound_only) in ways.into_iter().filter(|(on, _)| *on) {
                 for n in 0..self.nodes.len() {
-                    if w.cut_off != Some((n, inbound_only)) {
+                    if w.cut_off != Some((n, inbound_only)) && (heals || may_cut_off(n)) {
                         out.push(Move::Isolate(n, inbound_only));
                     }
                 }
@@ -262,8 +335,12 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             if a.cut_links {
                 let n = self.nodes.len();
                 let links = (0..n).flat_map(|from| (0..n).map(move |to| (from, to)));
-                for (from, to) in links.filter(|&(from, to)| from != to && !w.cut_links.contains(&(from, to))) {
-                    out.push(Move::CutLink(from, to));
+                let fresh = |&(from, to): &(NodeId, NodeId)| from != to && !w.cut_links.contains(&(from, to));
+                let heals_node = w.cut_off.is_some();
+                for (from, to) in links.filter(fresh) {
+                    if heals_node || may_cut(from, to) {
+                        out.push(Move::CutLink(from, to));
+                    }
                 }
             }
         }
@@ -273,7 +350,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             out.extend(
                 a.fallible
                     .iter()
-                    .filter(|&&n| up(n) && !paused(n))
+                    .filter(|&&n| up(n) && !paused(n) && near.busy[n])
                     .map(|&n| Move::Pause(n)),
             );
         }
@@ -286,7 +363,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
         for n in 0..self.nodes.len() {
             let u = &self.nodes[n].disk_until;
-            let held = [u.read_error, u.fsync_error, u.no_space, u.slow];
+            let held = [u.read_error, u.no_space, u.slow];
             for (k, until) in DISK_FAULTS.into_iter().zip(held) {
                 if until > self.now {
                     out.push(Move::DiskEnds(n, k));
@@ -296,7 +373,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         if a.disk && w.used.disks < b.disks {
             for &n in a.fallible.iter().filter(|&&n| up(n)) {
                 let may_crash = down < a.down_max;
-                let kinds = DISK_FAULTS.iter().filter(|&&k| may_crash || k != DiskFault::ReadError);
+                // A read error crashes the node now, which (like a crash)
+                // is offered everywhere; a full or slow disk lasts until
+                // a move ends it and only the node's own steps meet it.
+                let kinds = DISK_FAULTS.iter().filter(|&&k| match k {
+                    DiskFault::ReadError => may_crash,
+                    _ => near.busy[n],
+                });
                 out.extend(kinds.map(|&k| Move::Disk(n, k)));
             }
         }
@@ -310,6 +393,12 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         let now = self.now;
         match m {
             Move::Fire(i, t) => {
+                let p = w.pending.remove(i);
+                return Some((t.max(now), p.ev));
+            }
+            Move::FailFsync(i, t) => {
+                w.used.disks += 1;
+                w.fail_fsync = true;
                 let p = w.pending.remove(i);
                 return Some((t.max(now), p.ev));
             }
@@ -370,6 +459,14 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             Move::Restart(node) => {
                 w.downed.remove(&node);
                 self.apply(Action::Restart { node });
+            }
+            Move::Bounce(node) => {
+                w.used.crashes += 1;
+                self.apply(Action::Crash { node });
+                let inc = self.nodes[node].inc;
+                let back = self.now + MS;
+                let w = self.walk.as_mut().expect("exploring");
+                w.push(back, back, Ev::Reboot { node, inc });
             }
             Move::Isolate(node, inbound_only) => {
                 w.used.partitions += 1;
