@@ -401,7 +401,7 @@ fn a_read_error_comes_with_its_crash_and_restart() {
     let v = walk(&dir, None, &args("snapshot-storage-faults", "0", &states));
     assert!(v["found"].is_null(), "{v}");
     assert!(v["states"].as_u64().unwrap() >= states.parse().unwrap(), "{v}");
-    let mut a = args("raft-storage-faults", "1", "400000");
+    let mut a = args("raft-storage-faults", "1", "800000");
     a.push("--guided");
     let v = walk(&dir, Some("read-error-as-empty"), &a);
     assert_eq!(v["found"]["verdict"]["invariant"], "no-dual-leaders", "{v}");

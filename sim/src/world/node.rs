@@ -246,7 +246,13 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
         if walk_fails || self.now < self.nodes[node].disk_until.fsync_error {
             let covered = self.nodes[node].disk.covered(mark);
-            let keep = range(&mut self.disk_rng, 0, covered);
+            // A failure the walk chose loses all that the fsync covered: a
+            // drawn prefix could keep it all and make the move a no-op.
+            let keep = if walk_fails {
+                0
+            } else {
+                range(&mut self.disk_rng, 0, covered)
+            };
             let dropped = self.nodes[node].disk.fail_to(mark, keep);
             self.record(
                 Some(node),

@@ -127,7 +127,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             // change what a crash does next while the protocol looks the
             // same: a departure there is a new shape.
             let u = &slot.disk_until;
-            let faults = [u.read_error, u.no_space, u.slow].map(|until| until > self.now);
+            let faults = [u.read_error, u.fsync_error, u.no_space, u.slow].map(|until| until > self.now);
             (faults, slot.disk.has_hole()).hash(&mut h);
         }
         w.cut_off.hash(&mut h);

@@ -166,8 +166,7 @@ pub(super) enum Move {
     /// if that is later).
     Fire(usize, u64),
     /// The pending fsync at this index fails when it completes, at this
-    /// instant: what it covered reaches the disk or not as a failed fsync
-    /// of a sampled run draws it.
+    /// instant, and none of what it covered reaches the disk.
     FailFsync(usize, u64),
     /// The message at this index is lost.
     Drop(usize),
@@ -231,12 +230,16 @@ impl Near {
 
 /// The storage faults that last until a move ends them. A read error
 /// takes effect at the node's next boot, so it comes with a crash and a
-/// restart, as fuzz's plans pair them. A failed fsync is not among them:
-/// it matters only where an fsync completes, so it is that completion's
-/// other outcome ([`Move::FailFsync`]) rather than a state entered at any
-/// choice, which would offer the walk the same failure at every step
-/// between two fsyncs.
-const DISK_FAULTS: [DiskFault; 3] = [DiskFault::ReadError, DiskFault::NoSpace, DiskFault::Slow];
+/// restart, as fuzz's plans pair them. A failed fsync is also one fsync's
+/// other outcome ([`Move::FailFsync`]): a failure exactly where it
+/// matters costs one move, and failures that last (each fsync losing a
+/// drawn share of what it covered) stay within reach.
+const DISK_FAULTS: [DiskFault; 4] = [
+    DiskFault::ReadError,
+    DiskFault::FsyncError,
+    DiskFault::NoSpace,
+    DiskFault::Slow,
+];
 
 impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// Every move possible now, in an order fixed by the state: the events
@@ -363,7 +366,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
         for n in 0..self.nodes.len() {
             let u = &self.nodes[n].disk_until;
-            let held = [u.read_error, u.no_space, u.slow];
+            let held = [u.read_error, u.fsync_error, u.no_space, u.slow];
             for (k, until) in DISK_FAULTS.into_iter().zip(held) {
                 if until > self.now {
                     out.push(Move::DiskEnds(n, k));
@@ -373,9 +376,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         if a.disk && w.used.disks < b.disks {
             for &n in a.fallible.iter().filter(|&&n| up(n)) {
                 let may_crash = down < a.down_max;
-                // A read error crashes the node now, which (like a crash)
-                // is offered everywhere; a full or slow disk lasts until
-                // a move ends it and only the node's own steps meet it.
+                // A read error crashes the node now; a failing, full or
+                // slow disk lasts until a move ends it, and only the
+                // node's own steps meet it.
                 let kinds = DISK_FAULTS.iter().filter(|&&k| match k {
                     DiskFault::ReadError => may_crash,
                     _ => near.busy[n],
