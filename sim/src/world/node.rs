@@ -238,7 +238,8 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     }
 
     /// An fsync completes only in the incarnation that issued it; under a
-    /// storage fault it fails, each write it covered landing or not.
+    /// storage fault it fails, each write it covered landing or not, and
+    /// where the walk fails it ([`super::explore`]) none lands.
     pub(super) fn fsynced(&mut self, node: NodeId, inc: u64, ticket: SyncTicket, mark: u64) {
         let walk_fails = self.walk.as_mut().is_some_and(|w| std::mem::take(&mut w.fail_fsync));
         if self.nodes[node].inc != inc {

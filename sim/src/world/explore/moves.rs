@@ -465,11 +465,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             }
             Move::Bounce(node) => {
                 w.used.crashes += 1;
-                self.apply(Action::Crash { node });
-                let inc = self.nodes[node].inc;
-                let back = self.now + MS;
-                let w = self.walk.as_mut().expect("exploring");
-                w.push(back, back, Ev::Reboot { node, inc });
+                self.crash_and_reboot(node, (now + MS, now + MS));
             }
             Move::Isolate(node, inbound_only) => {
                 w.used.partitions += 1;
@@ -539,6 +535,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 // In force until a move ends it; the trace names it by how
                 // long it may last at most.
                 let ms = w.allowed.fault_ns / MS;
+                let half = (w.allowed.fault_ns / 2).max(MS);
                 self.record(
                     None,
                     EventKind::Fault {
@@ -557,15 +554,22 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                     // the fault's longest, as fuzz's plans restart such a
                     // node; a boot that fails on it halts and reboots
                     // until a move (or the run settling) ends the fault.
-                    self.apply(Action::Crash { node });
-                    let inc = self.nodes[node].inc;
-                    let w = self.walk.as_mut().expect("exploring");
-                    let back = (now + MS, now + (w.allowed.fault_ns / 2).max(MS));
-                    w.push(back.0, back.1, Ev::Reboot { node, inc });
+                    self.crash_and_reboot(node, (now + MS, now + half));
                 }
             }
             Move::DiskEnds(node, fault) => self.apply(Action::Disk { node, fault, ms: 0 }),
         }
         None
+    }
+
+    /// Crashes `node` and queues its reboot within `window`, as the
+    /// incarnation the crash began.
+    fn crash_and_reboot(&mut self, node: NodeId, (lo, hi): (u64, u64)) {
+        self.apply(Action::Crash { node });
+        let inc = self.nodes[node].inc;
+        self.walk
+            .as_mut()
+            .expect("exploring")
+            .push(lo, hi, Ev::Reboot { node, inc });
     }
 }
