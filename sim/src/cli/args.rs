@@ -225,6 +225,12 @@ pub struct ExploreArgs {
     /// one, both after the leader change.
     #[arg(long, default_value_t = 1)]
     pub ops: u32,
+    /// Clients, in place of the scenario's count (as small a scope as the
+    /// bug needs: each client's every op is a choice among the events of
+    /// its moment, so fewer clients let the same depth bound reach further
+    /// in time). A report written records it, and replays with it.
+    #[arg(long)]
+    pub clients: Option<u32>,
     /// Check safety alone: a run is cut where its choices end instead of
     /// settling to the liveness deadline, which costs most of the time of
     /// a walk whose runs often reach the depth bound.
@@ -234,8 +240,10 @@ pub struct ExploreArgs {
     /// violation found need not have the fewest deviations).
     #[arg(long)]
     pub dfs: bool,
-    /// Departures from states whose protocol shape (roles, epochs, log
-    /// tails, commit indexes, who is down or cut off) is new go first:
+    /// Departures from states whose protocol shape (roles; epochs and log
+    /// tails ranked among the nodes'; how far each log and commit point
+    /// trails the longest and highest; who is down, cut off or paused) is
+    /// new go first:
     /// reaches bugs that need several exact turns far sooner; the first
     /// violation found need not have the fewest deviations.
     #[arg(long, conflicts_with = "dfs")]

@@ -7,6 +7,7 @@ use crate::explore::search::{Found, Limits, Order, Progress, Summary};
 use crate::explore::Bounds;
 use crate::registry::Registry;
 use crate::runner::{self, Class};
+use crate::scenario::Scenario;
 use crate::world::Status;
 use std::time::Instant;
 
@@ -24,6 +25,14 @@ pub fn main(reg: &Registry, a: &ExploreArgs) -> Exit {
     }
     if !a.invariants.is_empty() {
         scenario.invariants.retain(|id| a.invariants.contains(id));
+    }
+    if let Some(clients) = a.clients {
+        scenario.workload.clients = clients;
+        // A fixed count, not one a seed draws.
+        scenario.vary.remove("workload.clients");
+        if let Err(e) = scenario.validate() {
+            return Exit::Bad(format!("--clients {clients}: {e}"));
+        }
     }
     if let Err(e) = reg.validate(&scenario, &a.bugs) {
         return Exit::Bad(e);
@@ -90,9 +99,9 @@ pub fn main(reg: &Registry, a: &ExploreArgs) -> Exit {
         None => None,
     };
     if a.json {
-        print_json(a, &scenario.name, &limits, &sum, found.as_ref(), secs);
+        print_json(a, &scenario, &limits, &sum, found.as_ref(), secs);
     } else {
-        print_text(a, &scenario.name, &limits, &sum, found.as_ref(), secs);
+        print_text(a, &scenario, &limits, &sum, found.as_ref(), secs);
     }
     match found {
         Some(f) if f.class == Class::Expected => Exit::Clean,
@@ -113,12 +122,7 @@ struct Written {
     report: std::path::PathBuf,
 }
 
-fn write_found(
-    reg: &Registry,
-    a: &ExploreArgs,
-    scenario: &crate::scenario::Scenario,
-    f: Found,
-) -> Result<Written, String> {
+fn write_found(reg: &Registry, a: &ExploreArgs, scenario: &Scenario, f: Found) -> Result<Written, String> {
     let Found {
         tape,
         deviations,
@@ -141,7 +145,7 @@ fn write_found(
     })
 }
 
-fn print_text(a: &ExploreArgs, name: &str, l: &Limits, s: &Summary, found: Option<&Written>, secs: f64) {
+fn print_text(a: &ExploreArgs, sc: &Scenario, l: &Limits, s: &Summary, found: Option<&Written>, secs: f64) {
     let b = &l.bounds;
     let bugs = if a.bugs.is_empty() {
         String::new()
@@ -149,7 +153,8 @@ fn print_text(a: &ExploreArgs, name: &str, l: &Limits, s: &Summary, found: Optio
         format!(", bugs: {}", a.bugs.join(" "))
     };
     crate::outln!(
-        "explore {name} (seed {}{bugs}): depth {}, deviations {}, crashes {}, drops {}, duplicates {}, partitions {}, pauses {}, clocks {}, disks {}, ops {}{}",
+        "explore {} (seed {}{bugs}): depth {}, deviations {}, crashes {}, drops {}, duplicates {}, partitions {}, pauses {}, clocks {}, disks {}, ops {}, clients {}{}",
+        sc.name,
         a.seed,
         b.depth,
         b.deviations,
@@ -161,6 +166,7 @@ fn print_text(a: &ExploreArgs, name: &str, l: &Limits, s: &Summary, found: Optio
         b.clocks,
         b.disks,
         b.ops,
+        sc.workload.clients,
         if b.liveness { "" } else { ", safety only" }
     );
     crate::outln!(
@@ -221,14 +227,15 @@ fn mib(bytes: u64) -> u64 {
     bytes.div_ceil(1 << 20)
 }
 
-fn print_json(a: &ExploreArgs, name: &str, l: &Limits, s: &Summary, found: Option<&Written>, secs: f64) {
+fn print_json(a: &ExploreArgs, sc: &Scenario, l: &Limits, s: &Summary, found: Option<&Written>, secs: f64) {
     let found = found.map(|f| {
         serde_json::json!({"verdict": f.verdict, "expected": f.class == Class::Expected,
             "choices": f.depth, "deviations": f.deviations, "events": f.events, "report": f.report})
     });
     crate::outln!(
         "{}",
-        serde_json::json!({"scenario": name, "seed": a.seed, "bugs": a.bugs, "bounds": l.bounds,
+        serde_json::json!({"scenario": sc.name, "seed": a.seed, "bugs": a.bugs, "bounds": l.bounds,
+            "clients": sc.workload.clients,
             "order": l.order.name(),
             "states": s.states, "shapes": s.shapes, "runs": s.runs, "revisits": s.revisits, "ended": s.ended,
             "at_bound": s.at_bound, "deepest": s.depth, "deviations": s.deviations, "frontier": s.frontier,

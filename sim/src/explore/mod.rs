@@ -116,9 +116,11 @@ pub struct Tape {
 pub struct Point {
     pub digest: u64,
     pub moves: u32,
-    /// The state as the protocol sees it: each node's role, epoch, log
-    /// tail and commit index from its generic events, who is down and
-    /// who is cut off. Many states share one; the guided order
+    /// The state as the protocol sees it, relative to the cluster: each
+    /// node's role, its epoch and log tail ranked among the live nodes',
+    /// how far its log and commit point trail the longest and highest
+    /// (from its generic events), who is down, cut off or paused. Many
+    /// states share one; the guided order
     /// ([`search::Order::Guided`]) branches first where one is new.
     pub shape: u64,
 }

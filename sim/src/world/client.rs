@@ -82,7 +82,11 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
 
     pub(super) fn next_tick(&mut self, client: u32) {
         let think = self.span(0, self.scenario.workload.think_ms_max * MS, Dice::Work);
-        self.at_span(think, Ev::ClientTick { client });
+        // How long a client thinks is its own choice: in the natural order
+        // it thinks its longest, as a backoff waits, rather than invoking
+        // the moment its last op returns, a flood that would spend the
+        // depth bound on ops a few milliseconds apart.
+        self.at_span_late(think, Ev::ClientTick { client });
     }
 
     fn pick_op(&mut self, client: u32) -> KvOp {

@@ -3,9 +3,18 @@
 
 use super::super::{Ev, World};
 use crate::clock::WALL_EPOCH_NS;
+use crate::event::Ballot;
 use crate::hash::{debug_digest, WordHasher};
 use crate::machine::{Machine, MsgInfo, NodeId, Now};
 use std::hash::{Hash, Hasher};
+
+/// Where a shape stops counting ranks and lags: beyond it, all alike.
+const LAG_CAP: usize = 2;
+
+/// Where `x` stands in `sorted` (newest first), capped at [`LAG_CAP`].
+fn rank<T: PartialEq>(sorted: &[T], x: &T) -> u8 {
+    sorted.iter().position(|y| y == x).unwrap_or(LAG_CAP).min(LAG_CAP) as u8
+}
 
 /// How long a pause or a storage fault that holds until `until` lasts
 /// from `now`: to the end of time if a move is to end it.
@@ -116,12 +125,37 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         h.finish()
     }
 
-    /// The state as the protocol sees it (see [`Point::shape`]).
+    /// The state as the protocol sees it (see [`Point::shape`]), relative
+    /// to the cluster: each node's epoch and log tail by their rank among
+    /// the live nodes', its lag behind the longest log and the highest
+    /// commit, capped. Absolute terms and indexes would make every entry a
+    /// client appends a new shape, and the guided order would then branch
+    /// everywhere alike; ranks and small lags tell apart what the protocol
+    /// does (a node left behind, a second leader of a newer term, a
+    /// candidate ahead of everyone) however long the run.
     pub(super) fn shape(&self) -> u64 {
         let w = self.walk.as_ref().expect("exploring");
+        let live: Vec<_> = self.nodes.iter().filter(|s| s.machine.is_some()).collect();
+        let mut epochs: Vec<&Ballot> = live.iter().filter_map(|s| s.role.as_ref().map(|r| &r.1)).collect();
+        epochs.sort_unstable_by(|a, b| b.cmp(a));
+        epochs.dedup();
+        let mut tail_terms: Vec<u64> = live.iter().map(|s| s.shape.tail.1).collect();
+        tail_terms.sort_unstable_by(|a, b| b.cmp(a));
+        tail_terms.dedup();
+        let longest = live.iter().map(|s| s.shape.tail.0).max().unwrap_or(0);
+        let highest = live.iter().map(|s| s.shape.commit).max().unwrap_or(0);
+        let lag = |behind: u64| behind.min(LAG_CAP as u64) as u8;
         let mut h = WordHasher::default();
         for slot in &self.nodes {
-            (slot.machine.is_some(), &slot.role, slot.shape).hash(&mut h);
+            if slot.machine.is_none() {
+                0u8.hash(&mut h);
+            } else {
+                let t = slot.shape;
+                let epoch = slot.role.as_ref().map(|(role, e)| (*role, rank(&epochs, &e)));
+                (1u8, epoch, rank(&tail_terms, &t.tail.1)).hash(&mut h);
+                (lag(longest - t.tail.0), lag(highest - t.commit)).hash(&mut h);
+                lag(t.tail.0.saturating_sub(t.commit)).hash(&mut h);
+            }
             (slot.paused_until > self.now).hash(&mut h);
             // A storage fault in force, and writes a failed fsync lost,
             // change what a crash does next while the protocol looks the

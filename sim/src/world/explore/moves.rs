@@ -186,7 +186,8 @@ pub(super) enum Move {
     Bounce(NodeId),
     /// Cut this node off (`true`: inbound only), healing any cut before.
     Isolate(NodeId, bool),
-    /// Lose what this node sends to that one, healing any cut before.
+    /// Lose what this node sends to that one, on top of the links cut
+    /// before (a node cut off before heals first).
     CutLink(NodeId, NodeId),
     Heal,
     /// The node stops handling anything until it resumes.
