@@ -12,10 +12,7 @@ mod support;
 use support::dst_here as dst;
 
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dst-grow-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    support::scratch("grow", name)
 }
 
 fn s(p: &Path) -> &str {

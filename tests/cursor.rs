@@ -52,10 +52,7 @@ fn night(sc: &str, cursor: &std::path::Path, budget: &str, n_sc: u64) -> (u64, u
 }
 
 fn scratch(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("dst-cursor-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d.join("cursor.json")
+    support::scratch("cursor", name).join("cursor.json")
 }
 
 #[test]

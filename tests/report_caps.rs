@@ -1,15 +1,14 @@
 //! A failing campaign writes a few reports per kind of failure, not one
 //! per seed: every failing seed is still counted and listed.
 
+mod support;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dst-caps-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    support::scratch("caps", name)
 }
 
 /// Fuzzes a documented limit that most seeds show; the summary and the

@@ -2,6 +2,8 @@
 //! coverage and the failing seeds of the same campaign run in one piece;
 //! what CI pages read (JUnit XML) says the same.
 
+mod support;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -16,10 +18,7 @@ fn dst(args: &[&str], env: &[(&str, String)]) -> Output {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dst-shards-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    support::scratch("shards", name)
 }
 
 fn read(p: &Path) -> Value {

@@ -13,10 +13,7 @@ mod support;
 use support::dst_here as dst;
 
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dst-view-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    support::scratch("view", name)
 }
 
 fn s(p: &Path) -> &str {

@@ -5,7 +5,7 @@
 //! opens a new one. Most real systems speak TCP and their contracts assume
 //! it, so a scenario chooses per cluster and a plan entry per pair of nodes.
 
-use crate::machine::NodeId;
+use crate::id::NodeId;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -14,7 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use std::fmt::Debug;
 
-pub type NodeId = usize;
+pub use crate::id::NodeId;
 
 /// A model-chosen timer name. Setting a timer that is already armed re-arms
 /// it; there is at most one pending firing per id and node.
@@ -275,7 +275,7 @@ pub struct Io<'a, M: Machine + ?Sized> {
     pub(crate) next_ticket: &'a mut SyncTicket,
     pub(crate) out: Vec<Output<M>>,
     /// Past this many outputs the step is cut short (see
-    /// [`crate::world::limits::STEP_OUTPUTS_MAX`]).
+    /// [`STEP_OUTPUTS_MAX`]).
     pub(crate) outputs_max: usize,
     /// Under `dst explore`, the walk that may take another outcome of a
     /// decision than the one drawn (see [`Io::choice`]).
@@ -287,10 +287,18 @@ pub(crate) trait Choices {
     fn choose(&mut self, drawn: u32, of: u32) -> u32;
 }
 
+/// Most outputs one step (one input to one machine) may produce.
+pub const STEP_OUTPUTS_MAX: usize = 100_000;
+
+/// What a step panics with when its machine exceeds [`STEP_OUTPUTS_MAX`]
+/// outputs: unwinding is the only way out of a handler that loops
+/// while emitting.
+pub(crate) struct OutputFlood;
+
 impl<'a, M: Machine + ?Sized> Io<'a, M> {
     fn push(&mut self, o: Output<M>) {
         if self.out.len() >= self.outputs_max {
-            std::panic::panic_any(crate::world::limits::OutputFlood);
+            std::panic::panic_any(OutputFlood);
         }
         self.out.push(o);
     }

@@ -2,7 +2,7 @@
 //! the plan stream of the seed; it is stored in every report and can be
 //! replayed or edited. Message-level chaos is drawn per message in `net`.
 
-use crate::machine::NodeId;
+use crate::id::NodeId;
 use crate::rng::{chance, range};
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;

@@ -217,6 +217,22 @@ impl Scenario {
         Ok(s)
     }
 
+    /// The scenario with each knob set to `values[path]`, re-read so that every
+    /// value is checked as if the file had held it.
+    pub fn with_knobs(&self, values: &BTreeMap<String, serde_json::Value>) -> Result<Scenario, String> {
+        let name = &self.name;
+        let mut json = serde_json::to_value(self).map_err(|e| format!("scenario {name}: {e}"))?;
+        for (path, value) in values {
+            vary::set(&mut json, path, value.clone()).map_err(|e| format!("scenario {name}: vary.{path}: {e}"))?;
+        }
+        json["vary"] = serde_json::Value::Object(Default::default());
+        json["varied"] = serde_json::to_value(values).expect("a map serializes");
+        let s: Scenario = serde_json::from_value(json)
+            .map_err(|e| format!("scenario {name}: a drawn configuration is invalid: {e}"))?;
+        s.validate()?;
+        Ok(s)
+    }
+
     /// Every knob within its documented range (see [`crate::bounds`]);
     /// the error is one line naming the knob, its value and the range.
     pub fn validate(&self) -> Result<(), String> {
@@ -275,14 +291,14 @@ impl Scenario {
         if self.vary.is_empty() {
             return Ok(self.clone());
         }
-        vary::apply(self, &vary::draw(&self.vary, seed))
+        self.with_knobs(&vary::draw(&self.vary, seed))
     }
 
     /// The scenario with its knobs at each combination of their extremes.
     pub fn corners(&self) -> Result<Vec<Scenario>, String> {
         vary::corners(&self.vary)
             .iter()
-            .map(|values| vary::apply(self, values))
+            .map(|values| self.with_knobs(values))
             .collect()
     }
 }

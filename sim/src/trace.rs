@@ -59,14 +59,6 @@ impl TraceHash {
             TraceHash::Words
         }
     }
-
-    /// The newest report schema whose traces are hashed this way.
-    pub fn schema(self) -> u32 {
-        match self {
-            TraceHash::Words | TraceHash::Off => crate::report::SCHEMA,
-            TraceHash::Fnv1a => 4,
-        }
-    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -172,7 +164,7 @@ impl Trace {
 
     /// The event at position `i`, if it is held.
     pub fn get(&self, i: u64) -> Option<&Event> {
-        crate::report::event_at(&self.events, i)
+        event_at(&self.events, i)
     }
 
     /// The events at positions `a..=b`, if every one of them is held.
@@ -215,6 +207,15 @@ impl Trace {
             h.add(e);
         }
         h.hex()
+    }
+}
+
+/// The event numbered `i` among `events` (a whole trace, or a window of one
+/// in order of `i`).
+pub fn event_at(events: &[Event], i: u64) -> Option<&Event> {
+    match events.get(i as usize) {
+        Some(e) if e.i == i => Some(e),
+        _ => events.binary_search_by_key(&i, |e| e.i).ok().map(|k| &events[k]),
     }
 }
 

@@ -7,7 +7,6 @@
 //! nothing.
 
 use crate::rng::{chance, range, stream, Stream};
-use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -88,21 +87,6 @@ pub fn check(vary: &BTreeMap<String, Vary>) -> Result<(), String> {
     Ok(())
 }
 
-/// The scenario with each knob set to `values[path]`, re-read so that every
-/// value is checked as if the file had held it.
-pub fn apply(scenario: &Scenario, values: &BTreeMap<String, Value>) -> Result<Scenario, String> {
-    let mut json = serde_json::to_value(scenario).map_err(|e| format!("scenario {}: {e}", scenario.name))?;
-    for (path, value) in values {
-        set(&mut json, path, value.clone()).map_err(|e| format!("scenario {}: vary.{path}: {e}", scenario.name))?;
-    }
-    json["vary"] = Value::Object(Default::default());
-    json["varied"] = serde_json::to_value(values).expect("a map serializes");
-    let s: Scenario = serde_json::from_value(json)
-        .map_err(|e| format!("scenario {}: a drawn configuration is invalid: {e}", scenario.name))?;
-    s.validate()?;
-    Ok(s)
-}
-
 /// The knobs drawn for `seed`, in the order of their paths.
 pub fn draw(vary: &BTreeMap<String, Vary>, seed: u64) -> BTreeMap<String, Value> {
     let mut rng = stream(seed, Stream::Vary);
@@ -137,7 +121,8 @@ pub fn corners(vary: &BTreeMap<String, Vary>) -> Vec<BTreeMap<String, Value>> {
         .collect()
 }
 
-fn set(json: &mut Value, path: &str, value: Value) -> Result<(), String> {
+/// Sets the value at a dotted `path` of a scenario's JSON.
+pub(crate) fn set(json: &mut Value, path: &str, value: Value) -> Result<(), String> {
     let mut at = json;
     let parts: Vec<&str> = path.split('.').collect();
     for (i, part) in parts.iter().enumerate() {
@@ -169,6 +154,7 @@ fn set(json: &mut Value, path: &str, value: Value) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::Scenario;
 
     fn knobs() -> BTreeMap<String, Vary> {
         BTreeMap::from([
@@ -213,17 +199,17 @@ mod tests {
             ("config.max_entries_per_append".to_string(), Value::from(4)),
             ("nodes".to_string(), Value::from(5)),
         ]);
-        let c = apply(&s, &d).unwrap();
+        let c = s.with_knobs(&d).unwrap();
         assert_eq!(c.nodes, 5);
         assert_eq!(c.config["max_entries_per_append"], 4);
         assert_eq!(c.config["a"], 1);
         assert!(c.vary.is_empty());
         assert_eq!(c.varied, d);
         let bad = BTreeMap::from([("nodes".to_string(), Value::from("many"))]);
-        assert!(apply(&s, &bad).unwrap_err().contains("invalid"));
+        assert!(s.with_knobs(&bad).unwrap_err().contains("invalid"));
         for root in ["config", "faults", "workload"] {
             let whole = BTreeMap::from([(root.to_string(), serde_json::json!({"b": 2}))]);
-            let e = apply(&s, &whole).unwrap_err();
+            let e = s.with_knobs(&whole).unwrap_err();
             assert!(e.contains(&format!("'{root}' is an object")), "{e}");
         }
     }

@@ -190,16 +190,8 @@ fn a_liveness_phase_past_the_end_of_time_runs_until_the_budget_stops_it() {
     s.event_budget = 6_000;
     let out = sim::run(
         RunSpec {
-            scenario: &s,
-            seed: 1,
             plan: Some(vec![]),
-            calm: Default::default(),
-            checkers: vec![],
-            keep: sim::trace::Keep::All,
-            hash: Default::default(),
-            cut_at: None,
-            explore: None,
-            explore_known: None,
+            ..RunSpec::new(&s, 1)
         },
         |_| Stuck {
             how: Loop::Tick,

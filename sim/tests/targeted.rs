@@ -118,16 +118,8 @@ fn run(nodes: usize, plan: Vec<PlanEntry>) -> sim::RunOutcome {
     let s = scenario(nodes);
     let out = sim::run(
         RunSpec {
-            scenario: &s,
-            seed: 5,
             plan: Some(plan),
-            calm: Default::default(),
-            checkers: vec![],
-            keep: sim::trace::Keep::All,
-            hash: Default::default(),
-            cut_at: None,
-            explore: None,
-            explore_known: None,
+            ..RunSpec::new(&s, 5)
         },
         |_| Replica::default(),
     );

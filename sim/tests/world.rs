@@ -68,16 +68,8 @@ fn scenario() -> Scenario {
 /// Seed 3 of the toy scenario with a hand-written plan.
 fn run_plan(s: &Scenario, plan: Vec<PlanEntry>) -> sim::RunOutcome {
     let spec = RunSpec {
-        scenario: s,
-        seed: 3,
         plan: Some(plan),
-        calm: Default::default(),
-        checkers: vec![],
-        keep: sim::trace::Keep::All,
-        hash: Default::default(),
-        cut_at: None,
-        explore: None,
-        explore_known: None,
+        ..RunSpec::new(s, 3)
     };
     sim::run(spec, |_| Pinger {
         panic_at: None,
@@ -88,24 +80,10 @@ fn run_plan(s: &Scenario, plan: Vec<PlanEntry>) -> sim::RunOutcome {
 #[test]
 fn a_panic_in_a_model_becomes_an_error_verdict_with_its_event() {
     let s = scenario();
-    let out = sim::run(
-        RunSpec {
-            scenario: &s,
-            seed: 1,
-            plan: None,
-            calm: Default::default(),
-            checkers: vec![],
-            keep: sim::trace::Keep::All,
-            hash: Default::default(),
-            cut_at: None,
-            explore: None,
-            explore_known: None,
-        },
-        |id| Pinger {
-            panic_at: (id == 2).then_some(5),
-            heard: 0,
-        },
-    );
+    let out = sim::run(RunSpec::new(&s, 1), |id| Pinger {
+        panic_at: (id == 2).then_some(5),
+        heard: 0,
+    });
     assert_eq!(out.verdict.status, Status::Error);
     let msg = out.verdict.message.clone().unwrap();
     assert!(msg.contains("node 2 panicked: ping 5 broke node 2"), "{msg}");
@@ -118,24 +96,10 @@ fn a_panic_in_a_model_becomes_an_error_verdict_with_its_event() {
 fn an_exhausted_event_budget_ends_the_run_as_an_error() {
     let mut s = scenario();
     s.event_budget = 200;
-    let out = sim::run(
-        RunSpec {
-            scenario: &s,
-            seed: 1,
-            plan: None,
-            calm: Default::default(),
-            checkers: vec![],
-            keep: sim::trace::Keep::All,
-            hash: Default::default(),
-            cut_at: None,
-            explore: None,
-            explore_known: None,
-        },
-        |_| Pinger {
-            panic_at: None,
-            heard: 0,
-        },
-    );
+    let out = sim::run(RunSpec::new(&s, 1), |_| Pinger {
+        panic_at: None,
+        heard: 0,
+    });
     assert_eq!(out.verdict.status, Status::Error);
     assert!(out.verdict.message.unwrap().contains("event budget of 200"));
 }
@@ -287,21 +251,7 @@ fn echo_run(workload: &str, seed: u64) -> sim::RunOutcome {
             "workload":{workload}}}"#
     ))
     .unwrap();
-    sim::run(
-        RunSpec {
-            scenario: &s,
-            seed,
-            plan: None,
-            calm: Default::default(),
-            checkers: vec![],
-            keep: sim::trace::Keep::All,
-            hash: Default::default(),
-            cut_at: None,
-            explore: None,
-            explore_known: None,
-        },
-        |_| Echo,
-    )
+    sim::run(RunSpec::new(&s, seed), |_| Echo)
 }
 
 /// (client, node that served it) for every op answered.

@@ -71,12 +71,12 @@ impl<M: Message, R: Record> Ctx<M, R> {
                 inc,
                 entry: Entry::Out(out),
             });
-            let flooded = h.outbox.len() > crate::world::limits::STEP_OUTPUTS_MAX;
+            let flooded = h.outbox.len() > crate::machine::STEP_OUTPUTS_MAX;
             host::wake_world(c);
             flooded
         });
         if flooded == Some(true) {
-            std::panic::panic_any(crate::world::limits::OutputFlood);
+            std::panic::panic_any(crate::machine::OutputFlood);
         }
     }
 

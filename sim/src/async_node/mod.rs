@@ -52,7 +52,6 @@
 
 mod ctx;
 pub(crate) mod host;
-pub(crate) mod run;
 mod task;
 pub(crate) mod time;
 pub(crate) mod timer;

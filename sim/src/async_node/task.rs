@@ -96,13 +96,13 @@ impl<F: Future> Future for NodeTask<F> {
                         "a task of node {node} made more than {} calls into dst without yielding: it spins",
                         host::CALLS_PER_POLL_MAX
                     ))
-                } else if payload.is::<crate::world::limits::OutputFlood>() {
+                } else if payload.is::<crate::machine::OutputFlood>() {
                     Note::Stall(format!(
                         "a task of node {node} produced more than {} outputs without the world carrying them out",
-                        crate::world::limits::STEP_OUTPUTS_MAX
+                        crate::machine::STEP_OUTPUTS_MAX
                     ))
                 } else {
-                    Note::Panic(crate::world::panic_text(&payload))
+                    Note::Panic(crate::panics::panic_text(&payload))
                 };
                 host::with_core(|c| host::note(c, node, inc, what));
                 Poll::Pending

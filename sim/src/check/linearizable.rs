@@ -1,6 +1,7 @@
+use super::DstHistory;
 use super::{Invariant, Violation};
 use crate::event::Event;
-use crate::lin::{self, DstHistory, DstKv, Options, Outcome};
+use linearizability::{self as lin, DstKv, Options, Outcome};
 
 /// The client history of the KV store is linearizable: there is one order
 /// of all ops, each at a point between its invoke and its completion, in

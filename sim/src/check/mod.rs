@@ -3,6 +3,7 @@
 //! violation) and offline over a saved report.
 
 mod bounded_staleness;
+mod dst_history;
 mod hlc_bounded;
 mod lease_exclusive;
 mod linearizable;
@@ -12,6 +13,7 @@ mod no_dual_leaders;
 mod state_machine_safety;
 
 pub use bounded_staleness::BoundedStaleness;
+pub use dst_history::DstHistory;
 pub use hlc_bounded::HlcBounded;
 pub use lease_exclusive::LeaseExclusive;
 pub use linearizable::Linearizable;
@@ -21,7 +23,6 @@ pub use no_dual_leaders::NoDualLeaders;
 pub use state_machine_safety::StateMachineSafety;
 
 use crate::event::Event;
-use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,24 +108,6 @@ pub const GENERIC: &[(&str, &str)] = &[
         "no node's HLC runs ahead of true time by more than the skew injected into it plus MAX_CLOCK_SKEW",
     ),
 ];
-
-/// Builds the generic checker named `id` for a scenario; `None` if `sim`
-/// has no invariant of that name. Checkers take their parameters (cluster
-/// size, bounds, deadlines) from the scenario.
-pub fn build(id: &str, scenario: &Scenario) -> Option<Box<dyn Invariant>> {
-    let (nodes, liveness) = (scenario.nodes, &scenario.liveness);
-    Some(match id {
-        "no-dual-leaders" => Box::new(NoDualLeaders::default()),
-        "state-machine-safety" => Box::new(StateMachineSafety::default()),
-        "no-double-apply" => Box::new(NoDoubleApply::default()),
-        "liveness" => Box::new(Liveness::new(liveness.clone(), nodes)),
-        "linearizable" => Box::new(Linearizable::default()),
-        "bounded-staleness" => Box::new(BoundedStaleness::default()),
-        "lease-exclusive" => Box::new(LeaseExclusive::default()),
-        "hlc-bounded" => Box::new(HlcBounded::new(scenario.max_clock_skew_ms)),
-        _ => return None,
-    })
-}
 
 #[cfg(test)]
 pub(crate) mod tests {

@@ -8,7 +8,7 @@ use crate::explore::Bounds;
 use crate::registry::Registry;
 use crate::runner::{self, Class};
 use crate::scenario::Scenario;
-use crate::world::Status;
+use crate::world::{RunOutcome, Status};
 use std::time::Instant;
 
 pub fn main(reg: &Registry, a: &ExploreArgs) -> Exit {
@@ -122,7 +122,7 @@ struct Written {
     report: std::path::PathBuf,
 }
 
-fn write_found(reg: &Registry, a: &ExploreArgs, scenario: &Scenario, f: Found) -> Result<Written, String> {
+fn write_found(reg: &Registry, a: &ExploreArgs, scenario: &Scenario, f: Found<RunOutcome>) -> Result<Written, String> {
     let Found {
         tape,
         deviations,

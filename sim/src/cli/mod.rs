@@ -155,7 +155,7 @@ where
             style,
             json,
         } => {
-            let how = crate::runner::mutants::HuntOptions {
+            let how = crate::mutants::HuntOptions {
                 guided,
                 shrink_runs: shrink.unwrap_or(0),
                 style: style.style(),

@@ -2,8 +2,8 @@
 //! table, then the control runs on the correct model or fixed release.
 
 use super::Exit;
+use crate::mutants::{mutants, targets, Hunt, HuntOptions};
 use crate::registry::Registry;
-use crate::runner::mutants::{mutants, targets, Hunt, HuntOptions};
 use std::path::Path;
 
 pub fn main(

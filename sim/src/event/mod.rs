@@ -2,7 +2,7 @@
 //! [`Event`] in the trace, and checkers read nothing else. A model reports
 //! the generic kinds of [`ModelEvent`] and any of its own as [`CustomEvent`].
 
-use crate::machine::NodeId;
+use crate::id::NodeId;
 use crate::nemesis::Action;
 use crate::workload::{KvOp, KvResult};
 use serde::{Deserialize, Serialize};

@@ -11,7 +11,6 @@
 
 use super::{Bounds, Known, Meeting, Tape};
 use crate::hash::StableHasher;
-use crate::world::{RunOutcome, Status};
 use std::collections::{BTreeSet, HashSet, VecDeque};
 use std::hash::BuildHasherDefault;
 
@@ -127,12 +126,25 @@ impl Summary {
     }
 }
 
+/// What the walk reads of a run it made (a world's run outcome): the
+/// walk itself knows nothing of worlds, only of tapes and states.
+pub trait Walked {
+    /// The run was interrupted (by a signal): the walk stops.
+    fn interrupted(&self) -> bool;
+    /// The coverage goals it reached.
+    fn coverage(&self) -> &BTreeSet<String>;
+    /// The states it passed after its tape ran out, where it had a choice.
+    fn points(&self) -> &[super::Point];
+    /// An invariant failed or the model broke.
+    fn failed(&self) -> bool;
+}
+
 /// The first run of the walk that broke an invariant (or a model).
-pub struct Found {
+pub struct Found<O> {
     pub tape: Tape,
     /// Deviations in the tape.
     pub deviations: u32,
-    pub outcome: RunOutcome,
+    pub outcome: O,
 }
 
 /// A tape run: its parent's tape cut at `at` choices, then move `m`.
@@ -187,11 +199,11 @@ fn tape_of(nodes: &[Node], node: u32) -> Vec<u32> {
 /// exhausted, or the state budget is spent. `run` is handed what the walk
 /// knows, so that a run stops at the first state already expanded.
 /// `progress` hears of every run.
-pub fn walk(
+pub fn walk<O: Walked>(
     limits: Limits,
-    mut run: impl FnMut(&Tape, &Known) -> Result<RunOutcome, String>,
+    mut run: impl FnMut(&Tape, &Known) -> Result<O, String>,
     mut progress: impl FnMut(&Progress),
-) -> Result<(Summary, Option<Found>), String> {
+) -> Result<(Summary, Option<Found<O>>), String> {
     let b = limits.bounds;
     let mut sum = Summary::default();
     let seen = Known::new(limits.symmetry);
@@ -264,18 +276,18 @@ pub fn walk(
             choices: tape_of(&nodes, node),
         };
         let out = run(&tape, &seen)?;
-        if out.interrupted.is_some() {
+        if out.interrupted() {
             return Err("interrupted".into());
         }
         sum.runs += 1;
         sum.deviations = sum.deviations.max(deviations);
-        sum.coverage.extend(out.coverage.iter().cloned());
+        sum.coverage.extend(out.coverage().iter().cloned());
         let base = tape.choices.len() as u32;
-        let made = base + out.points.len() as u32;
+        let made = base + out.points().len() as u32;
         sum.depth = sum.depth.max(made);
         let mut children = Vec::new();
         let mut hot_children = Vec::new();
-        for (j, p) in out.points.iter().enumerate() {
+        for (j, p) in out.points().iter().enumerate() {
             let novel = shapes.insert(p.shape);
             let left = (
                 b.deviations.saturating_sub(deviations),
@@ -305,7 +317,7 @@ pub fn walk(
         }
         sum.shapes = shapes.len() as u64;
         hot.extend(hot_children);
-        if out.verdict.status != Status::Pass {
+        if out.failed() {
             sum.frontier = (todo.len() + hot.len()) as u64;
             sum.cut_short = Some("an invariant failed".into());
             return Ok((

@@ -3,10 +3,9 @@
 //! helpers and key-value ops are at `sim::mem`, `sim::one_line` and
 //! `sim::workload`), with what reads dst's own traces and reports into it.
 
-mod dst_history;
 pub mod parse_dst;
 
-pub use dst_history::DstHistory;
+pub use crate::check::DstHistory;
 pub use linearizability::{
     check, describe_op, edn, gen, gen_kv, parse_edn, parse_jepsen, parse_jepsen_edn, Access, Checked, DstKv, Element,
     Events, Failure, FifoQueue, History, JepsenModel, JepsenOps, KeyCheck, Limit, Model, ModelUser, Mutex, MutexOp, Op,

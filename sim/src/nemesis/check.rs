@@ -4,7 +4,7 @@
 
 use super::{Action, FaultProfile, PlanEntry, Target, Trigger};
 use crate::bounds::{self, ms, ordered, probability, within};
-use crate::machine::NodeId;
+use crate::id::NodeId;
 
 /// The largest rate error a clock fault may draw, in parts per million: the
 /// clock runs at half or one and a half times true speed at the extremes,

@@ -8,7 +8,7 @@
 //! `crash`, `partition` or `pause` of named nodes), followed by its undo
 //! (`restart` or `heal`) after `ms`, unless the safety phase ends first.
 
-use crate::machine::NodeId;
+use crate::id::NodeId;
 use crate::rng::{chance, range};
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;

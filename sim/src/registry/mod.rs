@@ -228,7 +228,7 @@ impl Registry {
                 let knobs: Vec<String> = values.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 format!("{e} (when vary draws {})", knobs.join(", "))
             };
-            let corner = crate::vary::apply(scenario, &values).map_err(when)?;
+            let corner = scenario.with_knobs(&values).map_err(when)?;
             self.validate(&corner, &[]).map_err(when)?;
         }
         Ok(())
@@ -334,8 +334,8 @@ impl Registry {
     }
 
     /// How a run of `scenario` with `bugs` on counts: pass, expected, or a finding.
-    pub fn classify(&self, out: &RunOutcome, scenario: &Scenario, bugs: &[String]) -> crate::runner::Class {
-        crate::runner::classify(out, &self.expected_causes(scenario), bugs)
+    pub fn classify(&self, out: &RunOutcome, scenario: &Scenario, bugs: &[String]) -> crate::world::Class {
+        crate::world::classify(out, &self.expected_causes(scenario), bugs)
     }
 
     /// The checkers a scenario asks for.
@@ -345,7 +345,7 @@ impl Registry {
             .invariants
             .iter()
             .map(|id| {
-                check::build(id, scenario)
+                generic_checker(id, scenario)
                     .or_else(|| {
                         model
                             .invariants
@@ -484,4 +484,22 @@ impl Registry {
         }
         Ok(())
     }
+}
+
+/// Builds the generic checker named `id` for a scenario; `None` if `sim`
+/// has no invariant of that name. Checkers take their parameters (cluster
+/// size, bounds, deadlines) from the scenario.
+fn generic_checker(id: &str, scenario: &Scenario) -> Option<Box<dyn Invariant>> {
+    let (nodes, liveness) = (scenario.nodes, &scenario.liveness);
+    Some(match id {
+        "no-dual-leaders" => Box::new(check::NoDualLeaders::default()),
+        "state-machine-safety" => Box::new(check::StateMachineSafety::default()),
+        "no-double-apply" => Box::new(check::NoDoubleApply::default()),
+        "liveness" => Box::new(check::Liveness::new(liveness.clone(), nodes)),
+        "linearizable" => Box::new(check::Linearizable::default()),
+        "bounded-staleness" => Box::new(check::BoundedStaleness::default()),
+        "lease-exclusive" => Box::new(check::LeaseExclusive::default()),
+        "hlc-bounded" => Box::new(check::HlcBounded::new(scenario.max_clock_skew_ms)),
+        _ => return None,
+    })
 }

@@ -175,7 +175,7 @@ impl ModelDef {
                 Box::pin(main(ctx)) as std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>
             });
             Ok(Box::new(move |spec: RunSpec<'_>| {
-                crate::async_node::run::run(spec, main)
+                crate::world::run_async_nodes(spec, main)
             }))
         };
         ModelDef::with_prepare(name, about, true, Box::new(prepare))

@@ -8,7 +8,8 @@
 
 mod window;
 
-pub use window::{cut, event_at, kept, Window, AFTER, BEFORE, KEPT_MAX};
+pub use crate::trace::event_at;
+pub use window::{cut, kept, Window, AFTER, BEFORE, KEPT_MAX};
 
 use crate::calm::Calm;
 use crate::event::Event;
@@ -29,6 +30,14 @@ use std::path::Path;
 /// 6: a report may carry an explored run's tape (`explore`), without which
 /// a reader of schema 5 would draw the run from its seed instead.
 pub const SCHEMA: u32 = 6;
+
+/// The newest schema whose traces are hashed the way `hash` hashes them.
+pub fn schema_for(hash: crate::trace::TraceHash) -> u32 {
+    match hash {
+        crate::trace::TraceHash::Fnv1a => 4,
+        crate::trace::TraceHash::Words | crate::trace::TraceHash::Off => SCHEMA,
+    }
+}
 
 /// The oldest schema still read: a schema 2 report keeps no message calm.
 pub const SCHEMA_MIN: u32 = 2;
@@ -263,6 +272,23 @@ impl Report {
         }
         r.check_verdict()?;
         Ok(r)
+    }
+}
+
+// The overrides of a run are the world's; what a report fixes of them is
+// the report's to say, so the world need not know reports.
+impl crate::world::Overrides {
+    /// Everything a report fixes beyond its seed and scenario.
+    pub fn of_report(r: &Report) -> crate::world::Overrides {
+        crate::world::Overrides {
+            plan: Some(r.plan.clone()),
+            calm: r.calm.clone(),
+            keep: crate::trace::Keep::default(),
+            hash: crate::trace::TraceHash::of_schema(r.schema),
+            cut_at: r.interrupted,
+            explore: r.explore.clone(),
+            explore_known: None,
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::Report;
 use crate::event::Event;
-use crate::trace::Trace;
+use crate::trace::{event_at, Trace};
 use serde::{Deserialize, Serialize};
 
 /// Events kept before each evidence event: the lead-up a reader scrolls
@@ -163,15 +163,6 @@ impl Report {
             Some(_) => {}
         }
         Ok(())
-    }
-}
-
-/// The event numbered `i` among `events` (a whole trace, or a window of one
-/// in order of `i`).
-pub fn event_at(events: &[Event], i: u64) -> Option<&Event> {
-    match events.get(i as usize) {
-        Some(e) if e.i == i => Some(e),
-        _ => events.binary_search_by_key(&i, |e| e.i).ok().map(|k| &events[k]),
     }
 }
 

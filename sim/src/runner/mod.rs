@@ -19,8 +19,7 @@ mod corpus;
 pub mod cursor;
 mod fuzz;
 pub mod grow;
-pub mod mutants;
-mod outcome;
+pub(crate) mod outcome;
 pub(crate) mod pool;
 pub mod record;
 pub mod shrink;
@@ -174,7 +173,13 @@ pub fn explore(
     bugs: &[String],
     limits: crate::explore::search::Limits,
     progress: impl FnMut(&crate::explore::search::Progress),
-) -> Result<(crate::explore::search::Summary, Option<crate::explore::search::Found>), String> {
+) -> Result<
+    (
+        crate::explore::search::Summary,
+        Option<crate::explore::search::Found<RunOutcome>>,
+    ),
+    String,
+> {
     let run = |tape: &crate::explore::Tape, known: &crate::explore::Known| {
         let fixed = Overrides {
             explore: Some(tape.clone()),

@@ -1,65 +1,17 @@
 //! Turning a run into a verdict a user can act on: expected or not, and a
 //! report on disk with the command that replays it.
 
-use crate::event::{Event, EventKind};
+pub use crate::world::{cause, cause_of, classify, Class, PANIC};
+
 use crate::report::{Report, Stats, Style};
 use crate::scenario::Scenario;
-use crate::world::{RunOutcome, Status, Verdict};
+use crate::world::{RunOutcome, Status};
 use std::path::{Path, PathBuf};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Class {
-    Pass,
-    /// A violation the scenario or the bug switches call for.
-    Expected,
-    /// A violation or error nobody asked for: a finding.
-    Unexpected,
-}
-
-/// What a verdict is a finding of: the violated invariant, `panic` for a
-/// panic inside a model, or nothing (a pass, or the harness's own limit
-/// such as an exhausted event budget).
-pub fn cause(out: &RunOutcome) -> Option<String> {
-    cause_of(&out.verdict, out.trace.events())
-}
-
-/// [`cause`] of a verdict over the trace it names events of (the whole
-/// trace, or a compact report's window).
-pub fn cause_of(verdict: &Verdict, trace: &[Event]) -> Option<String> {
-    match verdict.status {
-        Status::Pass => None,
-        Status::Violation => verdict.invariant.clone(),
-        Status::Error => {
-            let at = verdict
-                .evidence
-                .first()
-                .and_then(|i| crate::report::event_at(trace, *i));
-            at.is_some_and(|e| matches!(e.kind, EventKind::Panic { .. }))
-                .then(|| PANIC.to_string())
-        }
-    }
-}
 
 /// Whether some check of the run ran out of its budget without a verdict
 /// (its `*_unknown` counter moved): a pass that proves less than it says.
 pub fn undecided(out: &RunOutcome) -> bool {
     out.counters.iter().any(|(k, v)| k.ends_with("_unknown") && *v > 0)
-}
-
-/// The cause a model panic counts as.
-pub const PANIC: &str = "panic";
-
-/// `expected`: the causes the scenario declares (see
-/// [`crate::registry::Registry::expected_causes`]). A violation is expected
-/// when a bug switch asked for it or the scenario declares its cause; an
-/// exhausted budget never is.
-pub fn classify(out: &RunOutcome, expected: &[String], bugs: &[String]) -> Class {
-    match (out.verdict.status, cause(out)) {
-        (Status::Pass, _) => Class::Pass,
-        (Status::Violation, _) if !bugs.is_empty() => Class::Expected,
-        (_, Some(c)) if expected.contains(&c) => Class::Expected,
-        _ => Class::Unexpected,
-    }
 }
 
 /// Where a run's report goes in `dir`: named after the scenario, the seed
@@ -115,7 +67,7 @@ pub fn report(
     };
     Ok(Report {
         // A run of an older report hashes its trace the old way.
-        schema: out.trace.hash_kind().schema(),
+        schema: crate::report::schema_for(out.trace.hash_kind()),
         dst_version: env!("CARGO_PKG_VERSION").to_string(),
         scenario: scenario.name.clone(),
         seed,

@@ -346,7 +346,7 @@ impl Job {
                 let concrete = if c.knobs.is_empty() {
                     scenario.clone()
                 } else {
-                    crate::vary::apply(scenario, &c.knobs)?
+                    scenario.with_knobs(&c.knobs)?
                 };
                 let fixed = Overrides {
                     plan: Some(c.plan.clone()),

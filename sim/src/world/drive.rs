@@ -235,7 +235,7 @@ impl<'a, M: Message, R: Record> AsyncWorld<'a, M, R> {
             ));
             return;
         }
-        if payload.is::<super::limits::OutputFlood>() {
+        if payload.is::<crate::machine::OutputFlood>() {
             self.stalled(format!(
                 "a task produced more than {} outputs without the world carrying them out",
                 super::limits::STEP_OUTPUTS_MAX

@@ -11,8 +11,7 @@
 use super::{Ev, Verdict, World};
 use crate::machine::{Machine, NodeId};
 
-/// Most outputs one step (one input to one machine) may produce.
-pub const STEP_OUTPUTS_MAX: usize = 100_000;
+pub use crate::machine::STEP_OUTPUTS_MAX;
 
 /// Most events the world may handle within one simulated second.
 pub const EVENTS_PER_SIM_SECOND_MAX: u64 = 1_000_000;
@@ -21,10 +20,6 @@ pub const EVENTS_PER_SIM_SECOND_MAX: u64 = 1_000_000;
 pub const PENDING_MAX: usize = 1_000_000;
 
 const SECOND: u64 = 1_000_000_000;
-
-/// What a step panics with when its machine exceeds [`STEP_OUTPUTS_MAX`]:
-/// unwinding is the only way out of a handler that loops while emitting.
-pub(crate) struct OutputFlood;
 
 /// Events handled in the current simulated second.
 #[derive(Default)]

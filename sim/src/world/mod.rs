@@ -6,6 +6,8 @@
 //! This file holds the event loop; the nodes, their messages, the clients
 //! and the faults each have their own module.
 
+mod async_run;
+mod class;
 mod client;
 mod drive;
 mod explore;
@@ -13,14 +15,14 @@ mod faults;
 pub mod limits;
 mod messages;
 mod node;
-mod panic;
 mod queue;
 mod targeted;
 mod verdict;
 
-pub(crate) use drive::run_async;
-pub use panic::{install_panic_hook, panic_text};
-pub(crate) use panic::{take_panic_host, InAsyncRun, InRun};
+pub use crate::panics::{install_panic_hook, panic_text};
+pub(crate) use crate::panics::{take_panic_host, InAsyncRun, InRun};
+pub(crate) use async_run::run_async_nodes;
+pub use class::{cause, cause_of, classify, Class, PANIC};
 pub use verdict::{Overrides, RunOutcome, RunSpec, Status, Verdict};
 
 /// `bounds` narrowed to each one kind of fault `scenario`'s profile has

@@ -364,7 +364,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         let out = std::mem::take(&mut io.out);
         drop(io);
         if let Err(payload) = result {
-            if payload.is::<limits::OutputFlood>() {
+            if payload.is::<crate::machine::OutputFlood>() {
                 self.stalled(format!(
                     "node {node} produced more than {} outputs handling {what}",
                     limits::STEP_OUTPUTS_MAX

@@ -76,6 +76,26 @@ pub struct RunSpec<'a> {
     pub explore_known: Option<crate::explore::Known>,
 }
 
+impl<'a> RunSpec<'a> {
+    /// Seed `seed` of `scenario` as the seed draws it, with no checker,
+    /// holding every event of its trace: set the fields that differ
+    /// (`RunSpec { plan: Some(plan), ..RunSpec::new(&s, 3) }`).
+    pub fn new(scenario: &'a Scenario, seed: u64) -> Self {
+        RunSpec {
+            scenario,
+            seed,
+            plan: None,
+            calm: Calm::default(),
+            checkers: Vec::new(),
+            keep: Keep::All,
+            hash: TraceHash::default(),
+            cut_at: None,
+            explore: None,
+            explore_known: None,
+        }
+    }
+}
+
 /// What a run replays instead of drawing it from the seed (an edited or
 /// shrunk plan, and messages kept calm), and how much of its trace it holds.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -106,19 +126,6 @@ impl Overrides {
             ..self
         }
     }
-
-    /// Everything a report fixes beyond its seed and scenario.
-    pub fn of_report(r: &crate::report::Report) -> Overrides {
-        Overrides {
-            plan: Some(r.plan.clone()),
-            calm: r.calm.clone(),
-            keep: Keep::default(),
-            hash: TraceHash::of_schema(r.schema),
-            cut_at: r.interrupted,
-            explore: r.explore.clone(),
-            explore_known: None,
-        }
-    }
 }
 
 /// What one run produced.
@@ -146,4 +153,22 @@ pub struct RunOutcome {
     pub points: Vec<crate::explore::Point>,
     /// An explored run's tape.
     pub tape: Option<crate::explore::Tape>,
+}
+
+impl crate::explore::search::Walked for RunOutcome {
+    fn interrupted(&self) -> bool {
+        self.interrupted.is_some()
+    }
+
+    fn coverage(&self) -> &BTreeSet<String> {
+        &self.coverage
+    }
+
+    fn points(&self) -> &[crate::explore::Point] {
+        &self.points
+    }
+
+    fn failed(&self) -> bool {
+        self.verdict.status != Status::Pass
+    }
 }

@@ -5,7 +5,7 @@ use super::judge::{Case, Judge};
 use crate::machine::NodeId;
 use crate::nemesis::{Action, PlanEntry, Target};
 use crate::scenario::Scenario;
-use crate::vary::{self, Vary};
+use crate::vary::Vary;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -24,7 +24,7 @@ pub(super) fn config(j: &mut Judge<'_>, knobs: &BTreeMap<String, Vary>) -> Resul
         // A value the model refuses here is one the scenario can draw only
         // with other knobs; it is simply not simpler. Nor is a cluster too
         // small for the faults the failure needs.
-        match vary::apply(now, &values) {
+        match now.with_knobs(&values) {
             Ok(scenario) if aims_within(&j.best.plan, scenario.nodes) => {
                 j.try_case(Case {
                     scenario,

@@ -4,11 +4,11 @@
 //! The correct model (or the fixed release) runs the same seeds and must
 //! find nothing.
 
-use super::outcome::{self, Class};
-use super::{pool, run_seed_lean};
 use crate::explore::search::{Limits, Order};
 use crate::explore::Bounds;
 use crate::registry::Registry;
+use crate::runner::outcome::{self, Class};
+use crate::runner::{pool, run_seed_lean};
 use crate::world::Status;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -231,7 +231,7 @@ pub fn mutants(
                 h.explored = Some(hunt_explored(registry, &h.target, limits));
             }
             if let (Some(report), true) = (&h.report, how.shrink_runs > 0) {
-                h.shrunk = super::shrink::shrink(registry, report, None, how.shrink_runs, how.style)
+                h.shrunk = crate::runner::shrink::shrink(registry, report, None, how.shrink_runs, how.style)
                     .ok()
                     .map(|s| ShrunkFind {
                         events_from: s.events_from,
@@ -463,7 +463,7 @@ fn hunt_explored(registry: &Registry, target: &Target, limits: Limits) -> Explor
             states_max: share,
             ..limits
         };
-        match super::explore(registry, &scenario, 0, &bugs, l, |_| {}) {
+        match crate::runner::explore(registry, &scenario, 0, &bugs, l, |_| {}) {
             Ok((sum, found)) => {
                 h.states += sum.states;
                 if let Some(f) = found {
