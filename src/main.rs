@@ -5,5 +5,5 @@
 static ALLOC: sim::mem::Counting = sim::mem::Counting;
 
 fn main() -> std::process::ExitCode {
-    sim::cli::main(dst::registry())
+    dst_cli::main(dst::registry())
 }

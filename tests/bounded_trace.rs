@@ -2,8 +2,8 @@
 //! yet every verdict, report and window is what a run holding every event
 //! gives: what was dropped is regenerated from the seed when needed.
 
+use dst_runner::{report, run_seed_with, Class};
 use sim::report::Style;
-use sim::runner::{report, run_seed_with, Class};
 use sim::trace::Keep;
 use sim::world::Overrides;
 use std::path::Path;
@@ -74,13 +74,13 @@ fn a_passing_bounded_run_holds_n_to_2n_latest_events() {
 fn fuzz_names_the_evidence_a_whole_run_names() {
     let reg = dst::registry();
     let bugs = vec!["read-without-quorum".to_string()];
-    let mut opts = sim::runner::FuzzOptions::seeds("raft-read-index", 0..4);
+    let mut opts = dst_runner::FuzzOptions::seeds("raft-read-index", 0..4);
     opts.bugs = bugs.clone();
     let s = reg.load("raft-read-index").unwrap();
     let mut checked = 0;
-    sim::runner::fuzz_with(&reg, &opts, |d| {
+    dst_runner::fuzz_with(&reg, &opts, |d| {
         let (whole, _) = run_seed_with(&reg, &s, d.seed, &bugs, holding(Keep::All)).unwrap();
-        let want = sim::runner::grow::evidence_kinds(&whole.verdict, whole.trace.events());
+        let want = dst_runner::grow::evidence_kinds(&whole.verdict, whole.trace.events());
         assert_eq!(d.evidence, want, "seed {}", d.seed);
         // A seed that simply passed is not hashed; every other one is.
         if !want.is_empty() {
@@ -99,12 +99,12 @@ fn fuzz_hashes_passing_seeds_only_to_check_determinism() {
     let reg = dst::registry();
     let s = reg.load("raft-partitions").unwrap();
     for twice in [false, true] {
-        let mut opts = sim::runner::FuzzOptions::seeds("raft-partitions", 0..3);
+        let mut opts = dst_runner::FuzzOptions::seeds("raft-partitions", 0..3);
         opts.determinism = twice;
         let mut seen = 0;
-        sim::runner::fuzz_with(&reg, &opts, |d| {
+        dst_runner::fuzz_with(&reg, &opts, |d| {
             assert!(
-                matches!(d.class, Ok(sim::runner::Class::Pass)),
+                matches!(d.class, Ok(dst_runner::Class::Pass)),
                 "seed {}: {}",
                 d.seed,
                 d.line

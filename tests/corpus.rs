@@ -5,7 +5,7 @@
 fn every_corpus_seed_keeps_its_outcome() {
     let reg = dst::registry();
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/seeds/regression.jsonl");
-    let lines = sim::runner::corpus(&reg, path).unwrap_or_else(|e| panic!("{e}"));
+    let lines = dst_runner::corpus(&reg, path).unwrap_or_else(|e| panic!("{e}"));
     assert!(!lines.is_empty());
     let covered: std::collections::BTreeSet<&str> =
         lines.iter().flat_map(|l| l.bugs.iter().map(|b| b.as_str())).collect();

@@ -177,7 +177,7 @@ fn appended_lines_replay_their_shrunk_counterexample() {
     assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
     let reg = dst::registry();
     // As written, each line fails: the bug it keeps is not fixed.
-    let err = sim::runner::corpus(&reg, &corpus).unwrap_err();
+    let err = dst_runner::corpus(&reg, &corpus).unwrap_err();
     let n = lines(&corpus).len();
     assert!(n > 0);
     assert_eq!(err.lines().count(), n, "{err}");
@@ -193,7 +193,7 @@ fn appended_lines_replay_their_shrunk_counterexample() {
         .collect();
     let pinned_path = dir.join("pinned.jsonl");
     std::fs::write(&pinned_path, pinned.join("\n") + "\n").unwrap();
-    let kept = sim::runner::corpus(&reg, &pinned_path).unwrap_or_else(|e| panic!("{e}"));
+    let kept = dst_runner::corpus(&reg, &pinned_path).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(kept.len(), n);
     assert!(kept.iter().all(|l| l.case.is_some()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -122,7 +122,7 @@ fn every_scenario_is_valid_and_every_corpus_line_keeps_its_outcome() {
             std::fs::create_dir_all(&dir).unwrap();
             let corpus = dir.join("corpus.jsonl");
             std::fs::write(&corpus, &body).unwrap();
-            sim::runner::corpus(&reg, &corpus).unwrap_or_else(|e| panic!("docs/book/src/tutorial.md:{at}: {e}"));
+            dst_runner::corpus(&reg, &corpus).unwrap_or_else(|e| panic!("docs/book/src/tutorial.md:{at}: {e}"));
         } else {
             let s = sim::Scenario::from_json(&body)
                 .unwrap_or_else(|e| panic!("docs/book/src/tutorial.md:{at} ({lang}): {e}"));
@@ -195,7 +195,7 @@ fn every_dst_command_line_parses() {
     use clap::Parser;
     let (mut checked, mut wrong) = (0, Vec::new());
     let mut parse = |page: &str, at: usize, args: &[String]| {
-        if let Err(e) = sim::cli::Cli::try_parse_from(args) {
+        if let Err(e) = dst_cli::Cli::try_parse_from(args) {
             let e = e.to_string();
             let first = e.lines().next().unwrap_or("");
             wrong.push(format!("{page}:{at}: `{}` does not parse: {first}", args.join(" ")));

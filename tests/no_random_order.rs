@@ -47,7 +47,16 @@ fn random_order_uses(text: &str) -> Vec<String> {
 fn no_std_hash_collection_with_a_random_hasher() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    for d in ["sim/src", "models/src", "examples/raft-rs/src", "src"] {
+    let dirs = [
+        "linearizability/src",
+        "sim/src",
+        "runner/src",
+        "cli/src",
+        "models/src",
+        "src",
+    ];
+    let examples = ["raft-rs", "openraft", "omnipaxos", "tokio-kv"].map(|e| format!("examples/{e}/src"));
+    for d in dirs.iter().map(|d| d.to_string()).chain(examples) {
         sources(&root.join(d), &mut files);
     }
     assert!(files.len() > 50, "the scan found the sources: {}", files.len());

@@ -20,7 +20,7 @@ const KEPT: &str = concat!(
 
 fn kept() -> (sim::registry::Registry, Report, sim::Scenario) {
     let reg = dst::registry();
-    let (r, s) = sim::runner::load_report(&reg, Path::new(KEPT)).expect("the kept report loads");
+    let (r, s) = dst_runner::load_report(&reg, Path::new(KEPT)).expect("the kept report loads");
     (reg, r, s)
 }
 
@@ -30,14 +30,14 @@ fn revives(reg: &sim::registry::Registry, s: &sim::Scenario, seed: u64, plan: &[
         plan: Some(plan.to_vec()),
         ..Overrides::default()
     };
-    let (out, _) = sim::runner::run_seed_with(reg, s, seed, &[], fixed).expect("runs");
+    let (out, _) = dst_runner::run_seed_with(reg, s, seed, &[], fixed).expect("runs");
     out.verdict.invariant.as_deref() == Some("no-tombstone-revival")
 }
 
 #[test]
 fn the_kept_report_replays_to_the_revival() {
     let (reg, r, s) = kept();
-    let (out, _) = sim::runner::run_seed_with(&reg, &s, r.seed, &r.bugs, Overrides::of_report(&r)).unwrap();
+    let (out, _) = dst_runner::run_seed_with(&reg, &s, r.seed, &r.bugs, Overrides::of_report(&r)).unwrap();
     assert_eq!(out.verdict, r.verdict);
     assert_eq!(out.trace.hash_hex(), r.trace_hash);
     assert!(r.plan.iter().any(|e| matches!(e.action, Action::Reseed { .. })));
@@ -97,6 +97,6 @@ fn the_scenario_now_spares_an_owner_and_refuses_the_plan_that_stops_it() {
     let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(KEPT).unwrap()).unwrap();
     v["config"] = serde_json::to_value(&now).unwrap();
     let edited = Report::parse(&v.to_string()).unwrap();
-    let e = sim::runner::report_scenario(&reg, &edited).unwrap_err();
+    let e = dst_runner::report_scenario(&reg, &edited).unwrap_err();
     assert!(e.contains("spares"), "{e}");
 }

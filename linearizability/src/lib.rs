@@ -83,17 +83,7 @@ pub mod gen;
 pub mod gen_kv;
 
 #[cfg(test)]
-mod brute;
-#[cfg(test)]
-mod jepsen_edn_tests;
-#[cfg(test)]
-mod set_order_tests;
-#[cfg(test)]
-mod string_kv_appends_tests;
-#[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod unique_values_tests;
 
 pub use history::{History, Op, ParseError, Recorder};
 pub use jepsen_events::Events;

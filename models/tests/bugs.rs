@@ -44,9 +44,9 @@ fn correct_model_passes_every_scenario() {
     // Every scenario over the same seeds: no unexpected violation, every
     // coverage goal reached, and a declared violation seen and no other.
     let reg = registry();
-    let mut opts = sim::runner::FuzzOptions::seeds("", 0..CORRECT_SEEDS);
+    let mut opts = dst_runner::FuzzOptions::seeds("", 0..CORRECT_SEEDS);
     opts.scenarios.clear();
-    let summary = sim::runner::fuzz(&reg, &opts).unwrap();
+    let summary = dst_runner::fuzz(&reg, &opts).unwrap();
     assert_eq!(summary.scenarios.len(), reg.scenarios().len());
     assert!(summary.ok(), "{}", summary.failures().join("\n"));
 }

@@ -40,12 +40,7 @@ fn every_seed_runs_twice_to_the_same_trace_hash() {
 fn a_seed_replays_identically_on_another_thread() {
     let reg = registry();
     let s = reg.load("raft-snapshot").unwrap();
-    let here = reg.run(&s, 42, &[], None).unwrap().trace.hash_hex();
-    let s2 = s.clone();
-    let there = std::thread::spawn(move || reg.run(&s2, 42, &[], None).unwrap().trace.hash_hex())
-        .join()
-        .unwrap();
-    assert_eq!(here, there);
+    dst_runner::replays(registry, &s, 42..43, &[]).unwrap();
 }
 
 #[test]

@@ -2,9 +2,9 @@
 //! came from, what follows draws its chance afresh, and the fork is as
 //! repeatable as any run (it is part of the plan a report keeps).
 
+use dst_runner::run_seed_with;
 use sim::event::{Event, EventKind, ModelEvent};
 use sim::nemesis::{Action, PlanEntry};
-use sim::runner::run_seed_with;
 use sim::world::{Overrides, RunOutcome};
 
 const AT_NS: u64 = 2_000_000_000;

@@ -1,8 +1,8 @@
 //! A report too large to be useful is refused with one line that says how
 //! large it would be, instead of a file of gigabytes.
 
+use dst_runner::{self as runner, run_seed};
 use models::registry;
-use sim::runner::{self, run_seed};
 
 #[test]
 fn an_oversized_report_says_so_instead_of_being_written() {

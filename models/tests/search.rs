@@ -1,8 +1,8 @@
 //! Guided search: a campaign is a function of its seed (whatever the number
 //! of threads), and what it finds is an ordinary report that replays.
 
-use sim::runner::{cause, load_report, run_seed};
-use sim::search::{search, SearchOptions};
+use dst_runner::search::{search, SearchOptions};
+use dst_runner::{cause, load_report, run_seed};
 
 /// Per batch (runs, guided features, plain features); the corpus size at the
 /// end; the first guided violation.

@@ -3,10 +3,10 @@
 //! messages were lost, duplicated or held back: with every message calm it
 //! passes. Shrinking keeps the chaos the failure needs and calms the rest.
 
+use dst_runner::{self as runner, cause, load_report, run_seed, run_seed_with, shrink::shrink};
 use models::registry;
 use sim::calm::Calm;
 use sim::registry::Registry;
-use sim::runner::{self, cause, load_report, run_seed, run_seed_with, shrink::shrink};
 use sim::Overrides;
 use std::path::PathBuf;
 

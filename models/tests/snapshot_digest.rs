@@ -6,8 +6,8 @@
 use models::snapshot::events::SnapEvent;
 mod support;
 
+use dst_runner::run_seed_with;
 use sim::explore::Bounds;
-use sim::runner::run_seed_with;
 use sim::world::{Overrides, RunOutcome, Status};
 use sim::Scenario;
 

@@ -208,6 +208,20 @@ fn check_name(name: &str) -> Result<(), String> {
 }
 
 impl Scenario {
+    /// This scenario with its labels blanked (name, description, model and
+    /// what it expects): the world it runs. Scenarios of two releases of one
+    /// system under the same knobs compare equal this way.
+    pub fn world_only(&self) -> Scenario {
+        Scenario {
+            name: String::new(),
+            description: String::new(),
+            model: String::new(),
+            expect: Expect::Pass,
+            expect_within_seeds: None,
+            ..self.clone()
+        }
+    }
+
     /// Parse and check what needs no model; the error is one line fit for a
     /// user. [`crate::registry::Registry::validate`] checks the rest.
     pub fn from_json(text: &str) -> Result<Scenario, String> {

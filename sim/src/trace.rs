@@ -45,7 +45,7 @@ pub enum TraceHash {
     Words,
     Fnv1a,
     /// No hash: for a run whose hash nothing reads (a fuzz seed that simply
-    /// passes; see [`crate::runner::run_seed_lean`]). Its `hash_hex` is
+    /// passes; see `run_seed_lean` in dst-runner). Its `hash_hex` is
     /// empty.
     Off,
 }

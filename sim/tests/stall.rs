@@ -8,9 +8,9 @@ use serde::Serialize;
 use sim::event::ModelEvent;
 use sim::machine::{Io, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
 use sim::registry::{ModelDef, Registry, Setup};
-use sim::runner::{classify, Class};
 use sim::workload::{ClientReply, ClientReq};
 use sim::world::limits;
+use sim::world::{classify, Class};
 use sim::{Overrides, RunSpec, Scenario, Status};
 
 #[derive(Clone, Debug, Serialize)]

@@ -171,7 +171,7 @@ proptest! {
         let rejected = match std::str::from_utf8(&b) {
             Err(_) => true,
             Ok(t) => sim::report::Report::parse(t)
-                .and_then(|r| REGISTRY.with(|reg| sim::runner::report_scenario(reg, &r)))
+                .and_then(|r| REGISTRY.with(|reg| dst_runner::report_scenario(reg, &r)))
                 .is_err(),
         };
         prop_assume!(rejected);
@@ -218,9 +218,9 @@ proptest! {
         let args = vec!["fuzz".into(), "no-such-scenario".into(), eq];
         let line = refused(&dst(&dir, &args), &dir, &[])?;
         if let Some(Err(e)) = v.to_str().map(|s| match flag {
-            "--seeds" => sim::runner::parse_seeds(s).map(|_| ()),
-            "--shard" => sim::runner::parse_shard(s).map(|_| ()),
-            _ => sim::cli::parse_duration(s).map(|_| ()),
+            "--seeds" => dst_runner::parse_seeds(s).map(|_| ()),
+            "--shard" => dst_runner::parse_shard(s).map(|_| ()),
+            _ => dst_cli::parse_duration(s).map(|_| ()),
         }) {
             prop_assert_eq!(line, format!("dst: {e}"));
         }

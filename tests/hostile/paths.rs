@@ -24,7 +24,7 @@ proptest! {
     #[test]
     fn a_report_path_stays_a_plain_name_in_its_folder(scenario in name(), bugs in prop::collection::vec(name(), 0..3), seed in any::<u64>()) {
         let dir = Path::new("reports/here");
-        let p = sim::runner::report_path(dir, &scenario, seed, &bugs);
+        let p = dst_runner::report_path(dir, &scenario, seed, &bugs);
         prop_assert_eq!(p.parent(), Some(dir));
         let file = p.file_name().unwrap().to_str().unwrap();
         prop_assert!(!file.starts_with('.'), "{}", file);

@@ -21,7 +21,7 @@ fn judge(text: &str) -> Result<(), TestCaseError> {
     match Report::parse(text) {
         Err(e) => assert_one_line!(e),
         Ok(r) => {
-            if let Err(e) = REGISTRY.with(|reg| sim::runner::report_scenario(reg, &r)) {
+            if let Err(e) = REGISTRY.with(|reg| dst_runner::report_scenario(reg, &r)) {
                 assert_one_line!(e);
             }
         }
@@ -38,8 +38,8 @@ fn judge_compact(text: &str) -> Result<(), TestCaseError> {
     let Ok(r) = Report::parse(text) else {
         return judge(text);
     };
-    let full = REGISTRY
-        .with(|reg| sim::runner::report_scenario(reg, &r).and_then(|s| sim::runner::with_full_trace(reg, &s, r)));
+    let full =
+        REGISTRY.with(|reg| dst_runner::report_scenario(reg, &r).and_then(|s| dst_runner::with_full_trace(reg, &s, r)));
     match full {
         Err(e) => assert_one_line!(e),
         Ok(f) => prop_assert!(!f.is_compact()),

@@ -100,14 +100,14 @@ fn short_report(full_trace: bool) -> String {
         sc.safety_ms = 400;
         sc.liveness_ms = 600;
         sc.liveness.tail_ms = 100;
-        let (out, wall_ms) = sim::runner::run_seed(&reg, &sc, 2, &[], None).expect("runs");
+        let (out, wall_ms) = dst_runner::run_seed(&reg, &sc, 2, &[], None).expect("runs");
         let class = reg.classify(&out, &sc, &[]);
         let style = sim::report::Style {
             full_trace,
             gzip: false,
         };
         let r =
-            sim::runner::report(&reg, &out, class, &sc, 2, &[], wall_ms, Path::new("r.json"), style).expect("reports");
+            dst_runner::report(&reg, &out, class, &sc, 2, &[], wall_ms, Path::new("r.json"), style).expect("reports");
         serde_json::to_string(&r).expect("encodes")
     }
 }

@@ -5,10 +5,10 @@
 //! merely no panic.
 
 use crate::mutate::config;
+use dst_runner::record::{merge, FuzzRecord, SeedSpan, ShardOf};
 use proptest::prelude::*;
 use serde_json::Value as Json;
 use sim::report::Report;
-use sim::runner::record::{merge, FuzzRecord, SeedSpan, ShardOf};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -18,10 +18,10 @@ fn summary() -> Json {
     static JSON: OnceLock<Json> = OnceLock::new();
     JSON.get_or_init(|| {
         let reg = dst::registry();
-        let mut o = sim::runner::FuzzOptions::seeds("raft-crash-restart", 0..12);
+        let mut o = dst_runner::FuzzOptions::seeds("raft-crash-restart", 0..12);
         o.shard = (1, 2);
         o.bugs = vec!["hardstate-not-persisted".into()];
-        let s = sim::runner::fuzz(&reg, &o).expect("fuzzes");
+        let s = dst_runner::fuzz(&reg, &o).expect("fuzzes");
         let span = SeedSpan {
             start: 0,
             end: Some(12),
@@ -40,7 +40,7 @@ fn summary() -> Json {
 fn audited(text: &str) -> Result<FuzzRecord, String> {
     let v = sim::strict::parse(text).map_err(|e| e.to_string())?;
     let r: FuzzRecord = sim::strict::from_value(&v)?;
-    sim::runner::audit::check(&r).map(|()| r)
+    dst_runner::audit::check(&r).map(|()| r)
 }
 
 /// One way a summary's numbers can be made to lie.

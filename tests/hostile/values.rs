@@ -4,9 +4,9 @@
 
 use crate::assert_one_line;
 use crate::mutate::config;
+use dst_cli::parse_duration;
+use dst_runner::{parse_seeds, parse_shard};
 use proptest::prelude::*;
-use sim::cli::parse_duration;
-use sim::runner::{parse_seeds, parse_shard};
 
 /// Near misses of each syntax as well as noise.
 pub fn value() -> impl Strategy<Value = String> {

@@ -2,9 +2,9 @@
 //! would call: runs replay exactly, 0.7.0 passes every scenario and reaches
 //! every coverage goal, 0.4.3's real bugs are found.
 
+use dst_runner::{fuzz, FuzzOptions};
 use raft_rs_example::{registry, SCENARIOS};
 use sim::registry::Registry;
-use sim::runner::{fuzz, FuzzOptions};
 use sim::scenario::{Expect, Scenario};
 
 const KINDS: [&str; 4] = ["partitions", "crash-restart", "durability", "snapshot"];
@@ -31,14 +31,7 @@ fn every_scenario_exists_for_both_versions_with_the_same_settings() {
         let new = named(&r, kind, "0.7.0");
         assert_eq!(old.model, "raft-rs-0.4.3");
         assert_eq!(new.model, "raft-rs-0.7.0");
-        let same = |s: &Scenario| Scenario {
-            name: String::new(),
-            description: String::new(),
-            model: String::new(),
-            expect: Expect::Pass,
-            ..s.clone()
-        };
-        assert_eq!(same(&old), same(&new), "{kind}");
+        assert_eq!(old.world_only(), new.world_only(), "{kind}");
         assert_eq!(new.expect, Expect::Pass, "{kind}");
     }
 }
@@ -69,23 +62,8 @@ fn a_bad_config_is_one_line_before_any_node_runs() {
 /// each seed runs once here and once on a fresh thread.
 #[test]
 fn a_seed_replays_to_the_same_trace() {
-    let r = registry();
-    for s in r.scenarios() {
-        for seed in 0..4 {
-            let here = r.run(s, seed, &[], None).unwrap();
-            let s2 = s.clone();
-            let there = std::thread::spawn(move || registry().run(&s2, seed, &[], None).unwrap().trace.hash_hex())
-                .join()
-                .unwrap();
-            assert_eq!(here.trace.hash_hex(), there, "{} seed {seed}", s.name);
-            let again = r.run(s, seed, &[], Some(here.plan.clone())).unwrap();
-            assert_eq!(
-                here.trace.hash_hex(),
-                again.trace.hash_hex(),
-                "{} seed {seed} with its plan",
-                s.name
-            );
-        }
+    for s in registry().scenarios() {
+        dst_runner::replays(registry, s, 0..4, &[]).unwrap();
     }
 }
 
@@ -154,18 +132,18 @@ fn v043_passes_without_crashes() {
 fn the_v043_finding_replays_and_shrinks() {
     let r = registry();
     let s = r.load("raft-rs-0.4.3-crash-restart").unwrap();
-    let (out, ms) = sim::runner::run_seed(&r, &s, 0, &[], None).unwrap();
+    let (out, ms) = dst_runner::run_seed(&r, &s, 0, &[], None).unwrap();
     let class = r.classify(&out, &s, &[]);
-    assert_eq!(class, sim::runner::Class::Expected);
+    assert_eq!(class, dst_runner::Class::Expected);
     let dir = std::env::temp_dir().join(format!("raft-rs-shrink-{}", std::process::id()));
     let path = dir.join("found.json");
-    sim::runner::report(&r, &out, class, &s, 0, &[], ms, &path, Default::default())
+    dst_runner::report(&r, &out, class, &s, 0, &[], ms, &path, Default::default())
         .and_then(|report| report.write(&path))
         .unwrap();
-    let (report, _) = sim::runner::load_report(&r, &path).unwrap();
+    let (report, _) = dst_runner::load_report(&r, &path).unwrap();
     let again = r.run(&s, report.seed, &[], Some(report.plan.clone())).unwrap();
     assert_eq!(again.trace.hash_hex(), report.trace_hash);
-    let shrunk = sim::runner::shrink::shrink(&r, &path, None, 100, Default::default()).unwrap();
+    let shrunk = dst_runner::shrink::shrink(&r, &path, None, 100, Default::default()).unwrap();
     assert!(
         shrunk.plan_to < shrunk.plan_from / 4,
         "{} -> {}",

@@ -1,7 +1,7 @@
 //! The tokio service under dst: the correct service passes with its goals
 //! reached, the bug switch is caught by `linearizable`, and runs replay.
 
-use sim::runner::{fuzz, FuzzOptions};
+use dst_runner::{fuzz, FuzzOptions};
 use tokio_kv_example::{registry, APPLY_BEFORE_FSYNC};
 
 #[test]
@@ -28,10 +28,5 @@ fn a_seed_replays_to_the_same_trace() {
     let r = registry();
     let s = r.load("tokio-kv-crash-restart").unwrap();
     let bugs = vec![APPLY_BEFORE_FSYNC.to_string()];
-    for seed in 0..4 {
-        let a = r.run(&s, seed, &bugs, None).unwrap();
-        let b = r.run(&s, seed, &bugs, Some(a.plan.clone())).unwrap();
-        assert_eq!(a.trace.hash_hex(), b.trace.hash_hex(), "seed {seed}");
-        assert_eq!(a.verdict, b.verdict, "seed {seed}");
-    }
+    dst_runner::replays(registry, &s, 0..4, &bugs).unwrap();
 }

@@ -1,7 +1,7 @@
 //! What the model tests that drive `dst explore`'s world share.
 
+use dst_runner::run_seed_with;
 use sim::explore::{Bounds, Tape};
-use sim::runner::run_seed_with;
 use sim::world::{Overrides, RunOutcome};
 use sim::Scenario;
 

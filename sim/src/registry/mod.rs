@@ -134,7 +134,8 @@ impl Registry {
         &self.scenarios
     }
 
-    pub(crate) fn builtin(&self, name: &str) -> Option<&Scenario> {
+    /// The built-in scenario called `name`.
+    pub fn builtin(&self, name: &str) -> Option<&Scenario> {
         self.scenarios.iter().find(|s| s.name == name)
     }
 

@@ -3,5 +3,5 @@
 fn main() -> std::process::ExitCode {
     let mut registry = sim::registry::Registry::new();
     raft_rs_example::register(&mut registry);
-    sim::cli::main(registry)
+    dst_cli::main(registry)
 }

@@ -1,0 +1,372 @@
+//! The small commands: list, run, replay.
+
+use super::Exit;
+use dst_runner::{self as runner, load_report, run_seed, run_seed_with, Class};
+use sim::registry::Registry;
+use sim::report::Report;
+use sim::scenario::Scenario;
+use sim::world::Overrides;
+use std::path::{Path, PathBuf};
+
+pub fn list(reg: &Registry, json: bool) -> Exit {
+    let scenarios = reg.scenarios();
+    let bugs: Vec<_> = reg.bugs().collect();
+    let real: Vec<_> = reg.real_bugs().collect();
+    if json {
+        let v = serde_json::json!({
+            "models": reg.models().iter().map(|m| serde_json::json!({
+                "name": m.name, "about": m.about,
+                "invariants": reg.invariants_of(m).map(|(id, _)| id).collect::<Vec<_>>(),
+                "coverage_goals": m.goals.iter().map(|(g, about)| serde_json::json!({"id": g, "about": about})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+            "scenarios": scenarios.iter().map(|s| serde_json::json!({
+                "name": s.name, "description": s.description, "model": s.model, "nodes": s.nodes,
+                "invariants": s.invariants, "coverage": s.coverage, "expect": s.expect,
+            })).collect::<Vec<_>>(),
+            "bugs": bugs.iter().map(|(m, b)| serde_json::json!({
+                "id": b.id, "model": m.name, "kind": b.kind, "invariants": b.invariants,
+                "scenario": b.scenario, "summary": b.summary,
+            })).collect::<Vec<_>>(),
+            "real_bugs": real.iter().map(|(m, b)| {
+                let mut v = serde_json::to_value(b).expect("json");
+                v["model"] = serde_json::json!(m.name);
+                v
+            }).collect::<Vec<_>>(),
+            "invariants": reg.all_invariants().iter().map(|(id, d)| serde_json::json!({"id": id, "holds_when": d})).collect::<Vec<_>>(),
+        });
+        sim::outln!("{}", serde_json::to_string_pretty(&v).expect("json"));
+        return Exit::Clean;
+    }
+    let wm = reg.models().iter().map(|m| m.name.len()).max().unwrap_or(0);
+    sim::outln!("models:");
+    for m in reg.models() {
+        sim::outln!("  {:<wm$}  {}", m.name, m.about);
+    }
+    let w = scenarios.iter().map(|s| s.name.len()).max().unwrap_or(0);
+    sim::outln!("scenarios:");
+    for s in scenarios {
+        sim::outln!("  {:<w$}  {} nodes  {}", s.name, s.nodes, s.description);
+    }
+    let wb = bugs.iter().map(|(_, b)| b.id.len()).max().unwrap_or(0);
+    let wi = bugs
+        .iter()
+        .map(|(_, b)| b.invariants.join("|").len())
+        .max()
+        .unwrap_or(0);
+    let ws = bugs.iter().map(|(_, b)| b.scenario.len()).max().unwrap_or(0);
+    sim::outln!("bug switches:");
+    for (_, b) in &bugs {
+        let inv = b.invariants.join("|");
+        sim::outln!(
+            "  {:<wb$}  {:<8} caught by {inv:<wi$}  in {:<ws$}  {}",
+            b.id,
+            b.kind,
+            b.scenario,
+            b.summary
+        );
+    }
+    if !real.is_empty() {
+        sim::outln!("real bugs (pinned releases, no switch):");
+        for (_, b) in &real {
+            sim::outln!(
+                "  {}  {} ({}); fixed: {}\n      {} caught by {}  in {}, control {}",
+                b.id,
+                b.release,
+                b.reference,
+                b.fixed_in,
+                b.kind,
+                b.invariants.join("|"),
+                b.scenario,
+                b.fixed_scenario
+            );
+            sim::outln!("      {}", b.summary);
+        }
+    }
+    let all = reg.all_invariants();
+    let wv = all.iter().map(|(id, _)| id.len()).max().unwrap_or(0);
+    sim::outln!("invariants:");
+    for (id, d) in all {
+        sim::outln!("  {id:<wv$}  {d}");
+    }
+    Exit::Clean
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    reg: &Registry,
+    name: &str,
+    seed: u64,
+    bugs: &[String],
+    report: Option<PathBuf>,
+    html: bool,
+    style: sim::report::Style,
+    json: bool,
+) -> Exit {
+    // One run may take minutes: a signal ends it, with its report.
+    sim::interrupt::cut_runs();
+    let scenario = match reg.load(name) {
+        Ok(s) => s,
+        Err(e) => return Exit::Bad(e),
+    };
+    if let Err(e) = reg.validate(&scenario, bugs) {
+        return Exit::Bad(e);
+    }
+    // An explicit name gains .gz with --gzip unless it has it.
+    let report = report.map(|p| match p.extension().is_some_and(|e| e == "gz") {
+        true => p,
+        false => style.path(p),
+    });
+    if let Some(Err(e)) = report.as_deref().map(sim::files::refuse_special) {
+        return Exit::Bad(e);
+    }
+    let (out, wall_ms) = match run_seed(reg, &scenario, seed, bugs, None) {
+        Ok(r) => r,
+        Err(e) => return Exit::Bad(e),
+    };
+    let class = reg.classify(&out, &scenario, bugs);
+    let path = report.clone().or_else(|| {
+        (out.verdict.status != sim::world::Status::Pass)
+            .then(|| style.path(runner::report_path(Path::new("reports"), &scenario.name, seed, bugs)))
+    });
+    let written = match &path {
+        Some(p) => {
+            match runner::report(reg, &out, class, &scenario, seed, bugs, wall_ms, p, style).and_then(|r| r.write(p)) {
+                Ok(()) => Some(p.clone()),
+                Err(e) => return Exit::Bad(e),
+            }
+        }
+        None => None,
+    };
+    // The page is drawn from this run, whole, whatever the report keeps.
+    let page = match written.as_deref().filter(|_| html).map(|p| {
+        let whole = sim::report::Style {
+            full_trace: true,
+            gzip: false,
+        };
+        let dest = sim::report::beside(p, "html");
+        runner::report(reg, &out, class, &scenario, seed, bugs, wall_ms, p, whole)
+            .and_then(|r| crate::view::write_report_page(&r, &dest))
+            .map(|()| dest)
+    }) {
+        Some(Err(e)) => return Exit::Bad(e),
+        Some(Ok(p)) => Some(p),
+        None => None,
+    };
+    if json {
+        let v = serde_json::json!({
+            "scenario": scenario.name, "seed": seed, "bugs": bugs, "verdict": out.verdict, "html": page,
+            "expected": class != Class::Unexpected, "trace_hash": out.trace.hash_hex(),
+            "events": out.trace.len(), "messages": out.messages, "wall_ms": wall_ms,
+            "coverage": out.coverage, "counters": out.counters, "report": written,
+        });
+        sim::outln!("{v}");
+    } else {
+        sim::outln!(
+            "{} seed {seed}: {} [{} events, {} messages, {:.1} s simulated, {wall_ms} ms, trace {}]",
+            scenario.name,
+            runner::describe(&out),
+            out.trace.len(),
+            out.messages,
+            out.sim_ns as f64 / 1e9,
+            out.trace.hash_hex()
+        );
+        if !out.coverage.is_empty() {
+            sim::outln!(
+                "coverage: {}",
+                out.coverage.iter().cloned().collect::<Vec<_>>().join(", ")
+            );
+        }
+        if let Some(p) = &written {
+            sim::outln!("report: {}  (replay: {})", p.display(), dst_runner::hint::replay(p));
+        }
+        if let Some(p) = &page {
+            sim::outln!("view: {}", p.display());
+        }
+    }
+    // The count of steps taken (what a replay needs) is not the count of
+    // trace events the verdict gives, so this line names neither.
+    if out.interrupted.is_some() {
+        sim::errln!(
+            "dst: interrupted: the run was cut where its verdict says; its report replays it to the same event"
+        );
+    }
+    let undecided = runner::undecided(&out);
+    match class {
+        Class::Unexpected => Exit::Found,
+        Class::Pass if undecided => Exit::Undecided,
+        Class::Pass | Class::Expected => Exit::Clean,
+    }
+}
+
+/// `dst view REPORT`: the report's page, written where asked.
+pub fn view(reg: &Registry, report: &Path, out: Option<&Path>) -> Exit {
+    match crate::view::write_page(reg, report, out) {
+        Ok(p) => {
+            sim::outln!("view: {}", p.display());
+            Exit::Clean
+        }
+        Err(e) => Exit::Bad(e),
+    }
+}
+
+/// Where `replay --full` writes by default: `X.full.json` beside `X.json`.
+pub fn full_path(report: &Path) -> PathBuf {
+    sim::report::beside(report, "full.json")
+}
+
+/// `dst replay REPORT`: the seed run again under the report's plan and calm
+/// messages, compared with it; `full` also writes the report with every
+/// event there.
+pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, json: bool) -> Exit {
+    sim::interrupt::cut_runs();
+    let (r, scenario) = match load_report(reg, path) {
+        Ok(x) => x,
+        Err(e) => return Exit::Bad(e),
+    };
+    for dest in full
+        .iter()
+        .chain(html.then(|| sim::report::beside(path, "html")).as_ref())
+    {
+        if let Err(e) = sim::files::refuse_special(dest) {
+            return Exit::Bad(e);
+        }
+    }
+    // The offline check and the divergence read the whole trace.
+    let fixed = Overrides::of_report(&r).keeping_all();
+    let (out, _) = match run_seed_with(reg, &scenario, r.seed, &r.bugs, fixed) {
+        Ok(x) => x,
+        Err(e) => return Exit::Bad(e),
+    };
+    let same_verdict = out.verdict == r.verdict;
+    let same_hash = out.trace.hash_hex() == r.trace_hash;
+    // A compact report's saved events are a window; where the replay
+    // hashes the same, the whole saved trace is the replayed one.
+    let whole: Option<&[sim::event::Event]> = match (&r.window, same_hash) {
+        (None, _) => Some(&r.trace),
+        (Some(_), true) => Some(out.trace.events()),
+        (Some(_), false) => None,
+    };
+    let (offline_agrees, offline) = match whole {
+        Some(trace) => offline_verdict(reg, &scenario, &r, trace),
+        None => (
+            true,
+            "skipped (a compact report keeps only a window of its trace)".into(),
+        ),
+    };
+    let reproduced = same_verdict && same_hash && offline_agrees;
+    let saved = if r.is_compact() { "regenerated" } else { "saved" };
+    let divergence = (!same_hash).then(|| first_divergence(out.trace.events(), &r)).flatten();
+    let mut written = Vec::new();
+    if let Some(trace) = whole.filter(|_| full.is_some() || html) {
+        let mut w = Report {
+            trace: trace.to_vec(),
+            window: None,
+            ..r.clone()
+        };
+        if html {
+            let dest = sim::report::beside(path, "html");
+            if let Err(e) = crate::view::write_report_page(&w, &dest) {
+                return Exit::Bad(e);
+            }
+            written.push(dest);
+        }
+        if let Some(dest) = full {
+            w.replay = dst_runner::hint::replay(&dest);
+            if let Err(e) = w.write(&dest) {
+                return Exit::Bad(e);
+            }
+            written.push(dest);
+        }
+    } else if full.is_some() || html {
+        sim::errln!("dst: the replay differs from the report, so its whole trace is not written");
+    }
+    if json {
+        sim::outln!(
+            "{}",
+            serde_json::json!({"reproduced": reproduced, "verdict": out.verdict,
+                "expected_verdict": r.verdict, "trace_hash": out.trace.hash_hex(),
+                "expected_trace_hash": r.trace_hash, "first_divergent_event": divergence,
+                "offline_check": offline, "written": written})
+        );
+    } else if reproduced {
+        sim::outln!(
+            "reproduced: {} seed {}: {} (trace {})",
+            r.scenario,
+            r.seed,
+            runner::describe(&out),
+            r.trace_hash
+        );
+        sim::outln!("offline check of the {saved} trace: {offline}");
+        for p in &written {
+            sim::outln!("wrote {}", p.display());
+        }
+    } else {
+        sim::outln!("MISMATCH: {} seed {}", r.scenario, r.seed);
+        sim::outln!(
+            "  report: {:?} {:?} trace {}",
+            r.verdict.status,
+            r.verdict.invariant,
+            r.trace_hash
+        );
+        sim::outln!(
+            "  now:    {:?} {:?} trace {}",
+            out.verdict.status,
+            out.verdict.invariant,
+            out.trace.hash_hex()
+        );
+        if out.verdict.status == sim::world::Status::Error {
+            sim::outln!("  now ended: {}", out.verdict.message.as_deref().unwrap_or(""));
+        }
+        if let Some(i) = divergence {
+            sim::outln!("  first differing event: {i}");
+        }
+        sim::outln!("  offline check of the {saved} trace: {offline}");
+    }
+    if reproduced {
+        Exit::Clean
+    } else {
+        Exit::Found
+    }
+}
+
+/// Re-check `trace` (the report's whole trace: saved, or regenerated for a
+/// compact report) with the scenario's checkers, offline. Whether it agrees
+/// with the recorded verdict, and what it found.
+fn offline_verdict(reg: &Registry, scenario: &Scenario, r: &Report, trace: &[sim::event::Event]) -> (bool, String) {
+    if r.verdict.status == sim::world::Status::Error {
+        return (true, "skipped (the run ended in an error)".into());
+    }
+    let checkers = match reg.checkers(scenario) {
+        Ok(c) => c,
+        Err(e) => return (false, format!("impossible ({e})")),
+    };
+    match sim::check::check_trace(trace, checkers, r.stats.sim_ns) {
+        Ok(()) if r.verdict.status == sim::world::Status::Pass => (true, "pass, as recorded".into()),
+        Ok(()) => (false, "pass, but the report records a violation".into()),
+        Err(v) if r.verdict.invariant.as_deref() == Some(v.invariant.as_str()) && r.verdict.evidence == v.evidence => {
+            (true, format!("{} at events {:?}, as recorded", v.invariant, v.evidence))
+        }
+        Err(v) => (
+            false,
+            format!(
+                "{} at events {:?}, which the report does not record",
+                v.invariant, v.evidence
+            ),
+        ),
+    }
+}
+
+/// The first event (by number) where the replay `now` and the report's
+/// `saved` events differ. A compact report's window may agree everywhere
+/// it looks while its gaps differ: then none can be named.
+fn first_divergence(now: &[sim::event::Event], r: &Report) -> Option<u64> {
+    for e in &r.trace {
+        match now.get(e.i as usize) {
+            Some(n) if n == e => {}
+            _ => return Some(e.i),
+        }
+    }
+    // Every saved event agrees: the runs part where the shorter ends.
+    let saved = r.window.as_ref().map_or(r.trace.len() as u64, |w| w.events);
+    (r.window.is_none() || saved != now.len() as u64).then(|| saved.min(now.len() as u64))
+}

@@ -1,0 +1,178 @@
+//! A report's trace in the Chrome Trace Event format (its JSON object form),
+//! which <https://ui.perfetto.dev> and chrome://tracing open.
+//!
+//! Node n is process n + 1, with lanes for its role (a slice per role and
+//! term), its crashes and pauses, its messages (a short slice per send,
+//! delivery or drop, each message a flow from send to delivery) and its
+//! other events as marks. Process 0, "world", holds the faults (network
+//! faults as slices up to the heal that ends them) and the heal point; the
+//! last process, "clients", holds a lane per client with each op a slice.
+//! `ts` and `dur` are whole microseconds of simulated time. The export is a pure
+//! function of the report: the same report gives the same bytes.
+
+mod lanes;
+mod names;
+mod walk;
+
+use lanes::{Item, Lane, Shape};
+use serde_json::{json, Value};
+use sim::event::{Event, EventKind};
+use sim::report::Report;
+use sim::world::Verdict;
+use std::collections::BTreeMap;
+use walk::{node_pid, WORLD};
+
+/// The trace of `report` as a Trace Event JSON object.
+pub fn perfetto(report: &Report) -> Value {
+    let end_ns = report.end_ns();
+    let clients = node_pid(report.nodes());
+    let mut items = walk::walk(&report.trace, end_ns, clients);
+    items.extend(evidence(&report.trace, &report.verdict, clients));
+    lanes::spread(&mut items);
+    let threads = lanes::threads(&items, clients + 1);
+    // Slices first among equals, so a mark or flow at a slice's start falls inside it.
+    items.sort_by_key(|it| (it.t_ns, rank(&it.shape)));
+    let mut events = names_of(&threads, clients);
+    events.extend(items.iter().map(|it| render(it, &threads)));
+    json!({
+        "traceEvents": events,
+        "displayTimeUnit": "ms",
+        "metadata": metadata(report),
+    })
+}
+
+fn rank(s: &Shape) -> u8 {
+    match s {
+        Shape::Slice { .. } => 0,
+        Shape::Instant { .. } => 1,
+        Shape::FlowStart { .. } => 2,
+        Shape::FlowEnd { .. } => 3,
+    }
+}
+
+/// A mark for each event of the verdict's evidence, where that event is
+/// drawn, and one across the whole trace at the last of them.
+fn evidence(trace: &[Event], verdict: &Verdict, clients: u64) -> Vec<Item> {
+    let status = serde_json::to_value(verdict.status).ok();
+    let status = status.as_ref().and_then(Value::as_str).unwrap_or("verdict");
+    let what = verdict.invariant.as_deref().unwrap_or(status);
+    let find = |i: u64| {
+        let at = trace.get(i as usize).filter(|e| e.i == i);
+        at.or_else(|| trace.iter().find(|e| e.i == i))
+    };
+    let mut items = Vec::new();
+    for e in verdict.evidence.iter().filter_map(|&i| find(i)) {
+        let (pid, lane) = match (&e.kind, e.node) {
+            (
+                EventKind::Invoke { client, .. }
+                | EventKind::Ok { client, .. }
+                | EventKind::Fail { client, .. }
+                | EventKind::Info { client, .. },
+                _,
+            ) => (clients, Lane::Client(*client)),
+            (_, Some(n)) => (node_pid(n), Lane::Events),
+            (_, None) => (WORLD, Lane::Events),
+        };
+        items.push(Item {
+            pid,
+            lane,
+            sub: 0,
+            t_ns: e.t_ns,
+            shape: Shape::Instant { scope: "t" },
+            name: format!("evidence: {what}"),
+            cat: "evidence".into(),
+            args: json!({"message": verdict.message, "event": e.i, "kind": names::event(&e.kind)}),
+        });
+    }
+    if let Some(last) = items.iter().map(|it| it.t_ns).max() {
+        items.push(Item {
+            pid: WORLD,
+            lane: Lane::Faults,
+            sub: 0,
+            t_ns: last,
+            shape: Shape::Instant { scope: "g" },
+            name: format!("{status}: {what}"),
+            cat: "verdict".into(),
+            args: json!({"message": verdict.message, "evidence": verdict.evidence}),
+        });
+    }
+    items
+}
+
+/// Time is written in whole microseconds. A fraction would be read back
+/// rounded either way, so a slice could end a nanosecond after the next one
+/// on its row begins and no longer nest; whole numbers are read exactly, and
+/// rounding start and end down keeps every row's order. Nothing in a run
+/// happens on a finer scale that a reader would see.
+fn us(ns: u64) -> u64 {
+    ns / 1_000
+}
+
+fn render(it: &Item, threads: &BTreeMap<(u64, Lane, u32), (u64, String)>) -> Value {
+    let tid = threads.get(&(it.pid, it.lane, it.sub)).map_or(0, |t| t.0);
+    let mut v = json!({"name": it.name, "cat": it.cat, "ts": us(it.t_ns), "pid": it.pid, "tid": tid});
+    match it.shape {
+        Shape::Slice { dur_ns } => {
+            v["ph"] = json!("X");
+            v["dur"] = json!(us(it.t_ns.saturating_add(dur_ns)) - us(it.t_ns));
+        }
+        Shape::Instant { scope } => {
+            v["ph"] = json!("i");
+            v["s"] = json!(scope);
+        }
+        Shape::FlowStart { id } => {
+            v["ph"] = json!("s");
+            v["id"] = json!(id);
+        }
+        Shape::FlowEnd { id } => {
+            v["ph"] = json!("f");
+            v["id"] = json!(id);
+            v["bp"] = json!("e");
+        }
+    }
+    if !it.args.is_null() {
+        v["args"] = it.args.clone();
+    }
+    v
+}
+
+/// `M` events naming every process and thread in use.
+fn names_of(threads: &BTreeMap<(u64, Lane, u32), (u64, String)>, clients: u64) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut named = None;
+    for (&(pid, _, _), (tid, name)) in threads {
+        if named != Some(pid) {
+            named = Some(pid);
+            let process = match pid {
+                WORLD => "world".to_string(),
+                p if p == clients => "clients".to_string(),
+                p => format!("node {}", p - 1),
+            };
+            out.push(json!({"name": "process_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": process}}));
+        }
+        out.push(json!({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": name}}));
+    }
+    out
+}
+
+/// What a reader needs beside the picture: the run, its verdict and how to
+/// replay it.
+fn metadata(r: &Report) -> Value {
+    json!({
+        "tool": "dst",
+        "dst_version": r.dst_version,
+        "schema": r.schema,
+        "scenario": r.scenario,
+        "seed": r.seed,
+        "bugs": r.bugs,
+        "verdict": r.verdict,
+        "expected": r.expected,
+        "coverage": r.coverage,
+        "trace_hash": r.trace_hash,
+        "replay": r.replay,
+        "events": r.trace.len(),
+        "messages": r.stats.messages,
+        "sim_ns": r.stats.sim_ns,
+        "time": "simulated; ts and dur in whole microseconds",
+    })
+}

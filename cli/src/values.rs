@@ -1,0 +1,40 @@
+//! Command-line values checked beyond their type: a zero that would mean
+//! "do nothing" or "run forever" is refused rather than guessed at.
+
+use super::progress::parse_duration;
+use dst_runner::pool;
+use std::time::Duration;
+
+/// `--jobs`: at least one worker; all cores when left out.
+pub fn jobs(requested: Option<usize>) -> Result<usize, String> {
+    match requested {
+        Some(0) => Err("--jobs must be at least 1".into()),
+        r => Ok(pool::jobs(r)),
+    }
+}
+
+/// `--budget`: a duration above zero.
+pub fn budget(arg: Option<&str>) -> Result<Option<Duration>, String> {
+    let Some(text) = arg else { return Ok(None) };
+    let d = parse_duration(text)?;
+    if d.is_zero() {
+        return Err(format!("--budget must be above zero (got '{}')", text.trim()));
+    }
+    Ok(Some(d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zeros_are_refused_and_the_rest_kept() {
+        assert!(jobs(Some(0)).is_err());
+        assert_eq!(jobs(Some(3)), Ok(3));
+        assert!(jobs(None).unwrap() >= 1);
+        assert!(budget(Some("0s")).unwrap_err().contains("above zero"));
+        assert!(budget(Some("0")).is_err());
+        assert_eq!(budget(Some("90s")), Ok(Some(Duration::from_secs(90))));
+        assert_eq!(budget(None), Ok(None));
+    }
+}

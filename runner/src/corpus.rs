@@ -1,0 +1,105 @@
+//! The regression corpus: a JSON Lines file in which every line names a
+//! scenario, a seed, bug switches and the outcome that seed must keep.
+//! Replaying it is how a finding stays found.
+
+use super::{run_seed, run_seed_with};
+use serde::{Deserialize, Serialize};
+use sim::registry::Registry;
+use std::path::Path;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorpusLine {
+    pub scenario: String,
+    pub seed: u64,
+    #[serde(default)]
+    pub bugs: Vec<String>,
+    /// "pass", the invariant that must be violated, "panic" for a panic in
+    /// the model, or "error" for a run the harness had to stop.
+    pub expect: String,
+    /// Why the line is there.
+    #[serde(default)]
+    pub why: String,
+    /// What kind of failure the line keeps (see [`super::grow::signature`]);
+    /// a campaign that grows the corpus adds no second line of a kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// The shrunk counterexample: run this instead of the seed's own draw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case: Option<CorpusCase>,
+}
+
+/// A run pinned beyond its seed, as a shrunk report pins it: the scenario
+/// as it ran (drawn and simplified), the fault plan and the calmed messages.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorpusCase {
+    pub config: serde_json::Value,
+    pub plan: Vec<sim::nemesis::PlanEntry>,
+    #[serde(default)]
+    pub calm: sim::calm::Calm,
+}
+
+/// Replays every line of the corpus at `path`. `Ok` holds the lines read;
+/// the error lists every line that is malformed or changed its outcome,
+/// one per line of text.
+pub fn corpus(registry: &Registry, path: impl AsRef<Path>) -> Result<Vec<CorpusLine>, String> {
+    let path = path.as_ref();
+    let text = sim::files::read_input_text(path, sim::files::INPUT_BYTES_MAX)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut lines = Vec::new();
+    let mut wrong = Vec::new();
+    for (i, raw) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let at = format!("{}:{}", path.display(), i + 1);
+        let line: CorpusLine = match sim::strict::from_str(raw) {
+            Ok(l) => l,
+            Err(e) => {
+                wrong.push(format!("{at}: {e}"));
+                continue;
+            }
+        };
+        let got = run_line(registry, &line).map(|out| outcome_name(&out));
+        match got {
+            Ok(g) if g == line.expect => {}
+            Ok(g) => wrong.push(format!(
+                "{at}: {} seed {} {:?} gave {g}, not {} ({})",
+                line.scenario, line.seed, line.bugs, line.expect, line.why
+            )),
+            Err(e) => wrong.push(format!("{at}: {e}")),
+        }
+        lines.push(line);
+    }
+    if wrong.is_empty() {
+        Ok(lines)
+    } else {
+        Err(wrong.join("\n"))
+    }
+}
+
+/// Runs a line: its seed of the named scenario, or its attached case.
+fn run_line(registry: &Registry, line: &CorpusLine) -> Result<sim::world::RunOutcome, String> {
+    let Some(case) = &line.case else {
+        let s = registry.load(&line.scenario)?;
+        return run_seed(registry, &s, line.seed, &line.bugs, None).map(|(out, _)| out);
+    };
+    let scenario: sim::scenario::Scenario = serde_json::from_value(case.config.clone())
+        .map_err(|e| sim::one_line::one_line(&format!("the line's case is not a scenario: {e}")))?;
+    registry
+        .validate(&scenario, &line.bugs)
+        .and_then(|_| sim::nemesis::check_plan(&case.plan, scenario.nodes, &scenario.faults.spared))
+        .map_err(|e| sim::one_line::one_line(&e))?;
+    let fixed = sim::world::Overrides {
+        plan: Some(case.plan.clone()),
+        calm: case.calm.clone(),
+        ..sim::world::Overrides::default()
+    };
+    run_seed_with(registry, &scenario, line.seed, &line.bugs, fixed).map(|(out, _)| out)
+}
+
+fn outcome_name(out: &sim::world::RunOutcome) -> String {
+    match (out.verdict.status, super::cause(out)) {
+        (sim::world::Status::Pass, _) => "pass".into(),
+        (_, Some(c)) => c,
+        (_, None) => "error".into(),
+    }
+}

@@ -1,0 +1,340 @@
+//! The runner: everything `dst` does with a registry, as library calls, so
+//! a user's own tests can fuzz a seed range or replay a regression corpus
+//! of their models exactly as the command line does.
+//!
+//! ```no_run
+//! # fn my_registry() -> sim::registry::Registry { sim::registry::Registry::new() }
+//! let registry = my_registry();
+//! // Every seed of 0..200: no unexpected violation, every coverage goal reached.
+//! let summary = dst_runner::fuzz(&registry, &dst_runner::FuzzOptions::seeds("my-scenario", 0..200)).unwrap();
+//! assert!(summary.ok(), "{}", summary.failures().join("\n"));
+//! // Every line of the corpus keeps its outcome.
+//! dst_runner::corpus(&registry, "seeds/regression.jsonl").unwrap();
+//! ```
+
+pub mod audit;
+pub mod ci;
+pub mod claim;
+mod corpus;
+pub mod cursor;
+mod fuzz;
+pub mod grow;
+pub mod hint;
+pub mod mutants;
+pub(crate) mod outcome;
+pub mod pool;
+pub mod record;
+mod replays;
+pub mod search;
+pub mod shrink;
+mod tally;
+
+pub use corpus::{corpus, CorpusCase, CorpusLine};
+pub use fuzz::{fuzz, fuzz_from, fuzz_with, parse_seeds, parse_shard, FuzzOptions, FuzzSummary, ReportCap, SeedDone};
+pub use outcome::{cause, cause_of, classify, describe, report, report_path, undecided, Class, PANIC};
+pub use replays::replays;
+pub use tally::{Declared, Finding, Judge, Tally};
+
+use sim::nemesis::PlanEntry;
+use sim::one_line::one_line;
+use sim::registry::Registry;
+use sim::scenario::Scenario;
+use sim::trace::{Keep, TraceHash};
+use sim::world::{Overrides, RunOutcome};
+
+/// Runs one seed and times it. A panic in the harness itself (not in a
+/// model: that is a finding inside the outcome) becomes an error line.
+pub fn run_seed(
+    registry: &Registry,
+    scenario: &Scenario,
+    seed: u64,
+    bugs: &[String],
+    plan: Option<Vec<PlanEntry>>,
+) -> Result<(RunOutcome, u64), String> {
+    run_seed_with(
+        registry,
+        scenario,
+        seed,
+        bugs,
+        Overrides {
+            plan,
+            ..Overrides::default()
+        },
+    )
+}
+
+/// Events a run of [`run_seed_lean`] holds: at least this many of the
+/// latest, at most twice as many.
+pub const HELD_LEAN: u64 = 512;
+
+/// [`run_seed`] for a caller that reads of a passing run only its verdict,
+/// coverage and counts (fuzz, mutants, bench). Checkers see every event as
+/// it happens, so the run holds only its latest few hundred events and,
+/// unless `hash_always` (a determinism check compares hashes of passing
+/// runs), does not hash them: a passing seed neither builds and frees a
+/// trace of tens of thousands of events nor pays for a hash nobody reads.
+/// A run that did not simply pass (a violation, evidence, an undecided
+/// check) is run again, hashed and holding its evidence window, and that
+/// is what is returned, exactly as [`run_seed`] would have given it.
+pub fn run_seed_lean(
+    registry: &Registry,
+    scenario: &Scenario,
+    seed: u64,
+    bugs: &[String],
+    hash_always: bool,
+) -> Result<(RunOutcome, u64), String> {
+    let start = std::time::Instant::now();
+    let fixed = Overrides {
+        keep: Keep::Last(HELD_LEAN),
+        hash: if hash_always { TraceHash::Words } else { TraceHash::Off },
+        ..Overrides::default()
+    };
+    let mut out = run_guarded(registry, scenario, seed, bugs, fixed)?;
+    let simple =
+        out.verdict.status == sim::world::Status::Pass && out.verdict.evidence.is_empty() && !outcome::undecided(&out);
+    if out.trace.hash_kind() == TraceHash::Off && !simple {
+        let keep = match out.verdict.evidence.is_empty() {
+            true => Keep::Last(HELD_LEAN),
+            false => Keep::Ranges(sim::report::kept(out.trace.len() as u64, &out.verdict.evidence)),
+        };
+        let again = rerun_hashed(registry, scenario, bugs, &out, keep, TraceHash::Words)?;
+        if again.verdict != out.verdict || again.trace.len() != out.trace.len() {
+            return Err(format!(
+                "nondeterministic: {} seed {seed} ran to {} events and then to {}",
+                scenario.name,
+                out.trace.len(),
+                again.trace.len()
+            ));
+        }
+        out = again;
+    } else {
+        out = holding_evidence(registry, scenario, bugs, out)?;
+    }
+    Ok((out, start.elapsed().as_millis() as u64))
+}
+
+/// [`run_seed`] with what `fixed` pins instead of drawing it (a report's
+/// plan and calm messages) and the events it holds. Whatever it holds, the
+/// outcome holds the events its verdict names and the window a compact
+/// report keeps around them: a run that had dropped some is run again.
+pub fn run_seed_with(
+    registry: &Registry,
+    scenario: &Scenario,
+    seed: u64,
+    bugs: &[String],
+    fixed: Overrides,
+) -> Result<(RunOutcome, u64), String> {
+    let start = std::time::Instant::now();
+    let out = run_guarded(registry, scenario, seed, bugs, fixed)?;
+    let out = holding_evidence(registry, scenario, bugs, out)?;
+    Ok((out, start.elapsed().as_millis() as u64))
+}
+
+/// `out`, or, if it dropped some of the events its verdict names or the
+/// window a compact report keeps around them, its run again holding them.
+fn holding_evidence(
+    registry: &Registry,
+    scenario: &Scenario,
+    bugs: &[String],
+    out: RunOutcome,
+) -> Result<RunOutcome, String> {
+    if out.verdict.evidence.is_empty() {
+        return Ok(out);
+    }
+    let window = sim::report::kept(out.trace.len() as u64, &out.verdict.evidence);
+    if out.trace.holds(&window) {
+        return Ok(out);
+    }
+    rerun(registry, scenario, bugs, &out, Keep::Ranges(window))
+}
+
+pub(crate) fn run_guarded(
+    registry: &Registry,
+    scenario: &Scenario,
+    seed: u64,
+    bugs: &[String],
+    fixed: Overrides,
+) -> Result<RunOutcome, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        registry.run_with(scenario, seed, bugs, fixed)
+    }))
+    .map_err(|p| {
+        format!(
+            "harness panicked on {} seed {seed}: {}",
+            scenario.name,
+            sim::world::panic_text(&p)
+        )
+    })?
+}
+
+/// Every run of `scenario` with `bugs` within `limits` (`dst explore` as
+/// a library call): each tape run as `seed` with the walk's knowledge, a
+/// harness panic an error. `progress` hears of every run.
+pub fn explore(
+    registry: &Registry,
+    scenario: &Scenario,
+    seed: u64,
+    bugs: &[String],
+    limits: sim::explore::search::Limits,
+    progress: impl FnMut(&sim::explore::search::Progress),
+) -> Result<
+    (
+        sim::explore::search::Summary,
+        Option<sim::explore::search::Found<RunOutcome>>,
+    ),
+    String,
+> {
+    let run = |tape: &sim::explore::Tape, known: &sim::explore::Known| {
+        let fixed = Overrides {
+            explore: Some(tape.clone()),
+            explore_known: Some(known.clone()),
+            ..Overrides::default()
+        };
+        run_guarded(registry, scenario, seed, bugs, fixed)
+    };
+    sim::explore::search::walk(limits, run, progress)
+}
+
+/// `out`'s run again (its seed, plan and calm messages) holding `keep`:
+/// the events a run had dropped, regenerated. `scenario` is the one `out`
+/// ran (before its knobs were drawn).
+pub fn rerun(
+    registry: &Registry,
+    scenario: &Scenario,
+    bugs: &[String],
+    out: &RunOutcome,
+    keep: Keep,
+) -> Result<RunOutcome, String> {
+    let again = rerun_hashed(registry, scenario, bugs, out, keep, out.trace.hash_kind())?;
+    if again.trace.hash_hex() != out.trace.hash_hex() {
+        return Err(format!(
+            "nondeterministic: {} seed {} ran to trace {} and then to {}",
+            scenario.name,
+            out.seed,
+            out.trace.hash_hex(),
+            again.trace.hash_hex()
+        ));
+    }
+    Ok(again)
+}
+
+/// `out`'s run again (its seed, plan and calm messages), hashed by `hash`.
+fn rerun_hashed(
+    registry: &Registry,
+    scenario: &Scenario,
+    bugs: &[String],
+    out: &RunOutcome,
+    keep: Keep,
+    hash: TraceHash,
+) -> Result<RunOutcome, String> {
+    let fixed = Overrides {
+        plan: Some(out.plan.clone()),
+        calm: out.calm.clone(),
+        keep,
+        hash,
+        cut_at: out.interrupted,
+        explore: out.tape.clone(),
+        explore_known: None,
+    };
+    run_guarded(registry, scenario, out.seed, bugs, fixed)
+}
+
+/// A report and the scenario it ran, both checked against the registry;
+/// the error is one line.
+pub fn load_report(registry: &Registry, path: &std::path::Path) -> Result<(sim::report::Report, Scenario), String> {
+    let r = sim::report::Report::read(path)?;
+    report_scenario(registry, &r)
+        .map(|s| (r, s))
+        .map_err(|e| one_line(&format!("{}: {e}", path.display())))
+}
+
+/// The report a summary's finding names, if it is a report of that very
+/// finding: the scenario, seed and bug switches, the trace hash and the
+/// cause. A summary is data; the path it names is read only as a claim to
+/// check, never trusted to be what it says.
+pub fn finding_report(
+    registry: &Registry,
+    f: &Finding,
+    scenario: &str,
+    seed: u64,
+    bugs: &[String],
+) -> Option<(sim::report::Report, Scenario)> {
+    let (r, s) = load_report(registry, f.report.as_deref()?).ok()?;
+    let same = r.scenario == scenario
+        && r.seed == seed
+        && r.bugs == bugs
+        && r.trace_hash == f.trace_hash
+        && cause_of(&r.verdict, &r.trace) == f.cause;
+    same.then_some((r, s))
+}
+
+/// [`load_report`] with the whole trace, regenerated if the report is
+/// compact (see [`with_full_trace`]).
+pub fn load_full_report(
+    registry: &Registry,
+    path: &std::path::Path,
+) -> Result<(sim::report::Report, Scenario), String> {
+    let (r, s) = load_report(registry, path)?;
+    let r = with_full_trace(registry, &s, r).map_err(|e| one_line(&format!("{}: {e}", path.display())))?;
+    Ok((r, s))
+}
+
+/// The report at `path` with its whole trace: a full report as it is
+/// (whatever its scenario), a compact one regenerated (its scenario
+/// checked against `registry`). The error is one line.
+pub fn read_full_report(registry: &Registry, path: &std::path::Path) -> Result<sim::report::Report, String> {
+    let r = sim::report::Report::read(path)?;
+    if !r.is_compact() {
+        return Ok(r);
+    }
+    report_scenario(registry, &r)
+        .and_then(|s| with_full_trace(registry, &s, r))
+        .map_err(|e| one_line(&format!("{}: {e}", path.display())))
+}
+
+/// The report with its whole trace: as it is if it keeps it, else with the
+/// trace its seed, plan and calm messages regenerate, which must hash to
+/// the trace hash the report stores (a report of another dst or another
+/// version of the model may not). `scenario` is the report's (see
+/// [`report_scenario`]).
+pub fn with_full_trace(
+    registry: &Registry,
+    scenario: &Scenario,
+    mut r: sim::report::Report,
+) -> Result<sim::report::Report, String> {
+    if !r.is_compact() {
+        return Ok(r);
+    }
+    let (out, _) = run_seed_with(
+        registry,
+        scenario,
+        r.seed,
+        &r.bugs,
+        Overrides::of_report(&r).keeping_all(),
+    )?;
+    let now = out.trace.hash_hex();
+    if now != r.trace_hash {
+        return Err(format!(
+            "the compact report's trace cannot be regenerated: its seed now runs to trace {now}, not {} (written by dst {}; this is dst {}); a report written with --full-trace keeps every event",
+            r.trace_hash,
+            r.dst_version,
+            env!("CARGO_PKG_VERSION")
+        ));
+    }
+    r.trace = out.trace.events().to_vec();
+    r.window = None;
+    Ok(r)
+}
+
+/// The scenario a parsed report ran, checked against the registry with the
+/// report's bug switches, and the report's plan against that scenario's
+/// cluster; the error is one line.
+pub fn report_scenario(registry: &Registry, r: &sim::report::Report) -> Result<Scenario, String> {
+    let scenario: Scenario = serde_json::from_value(r.config.clone())
+        .map_err(|e| one_line(&format!("the report's scenario is invalid: {e}")))?;
+    registry
+        .validate(&scenario, &r.bugs)
+        .and_then(|_| sim::nemesis::check_plan(&r.plan, scenario.nodes, &scenario.faults.spared))
+        .map_err(|e| one_line(&e))?;
+    Ok(scenario)
+}
