@@ -1,3 +1,4 @@
+#![deny(missing_docs)]
 //! The `dst` command line over a registry. A user's binary gets every
 //! command for its own models with a few lines:
 //!

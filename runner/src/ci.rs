@@ -41,6 +41,8 @@ pub fn scenario_problems(r: &FuzzRecord, i: usize) -> Vec<String> {
     out
 }
 
+/// JUnit XML for a fuzz record: a test case per scenario, and one per unexpected seed
+/// with its replay command in the failure.
 pub fn junit(r: &FuzzRecord) -> String {
     let mut cases = String::new();
     let mut tests = 0;

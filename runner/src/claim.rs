@@ -33,6 +33,8 @@ pub struct Claims {
 }
 
 impl Claims {
+    /// The claims of `campaign` on the cursor at `path`: the seeds of `range` (end exclusive) that
+    /// `shard` runs, [`SEEDS_PER_JOB`] per job a claim. Nothing is read from the file yet.
     pub fn new(
         path: PathBuf,
         campaign: String,

@@ -7,11 +7,15 @@ use serde::{Deserialize, Serialize};
 use sim::registry::Registry;
 use std::path::Path;
 
+/// One line of the corpus: a run and the outcome it must keep.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CorpusLine {
+    /// The scenario to run, by name or path; with a `case`, the case's config runs instead.
     pub scenario: String,
+    /// The seed of the run, which draws everything the `case` does not pin.
     pub seed: u64,
+    /// Bug switches the run turns on; empty (the default) for the correct model.
     #[serde(default)]
     pub bugs: Vec<String>,
     /// "pass", the invariant that must be violated, "panic" for a panic in
@@ -34,8 +38,11 @@ pub struct CorpusLine {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CorpusCase {
+    /// The scenario as it ran, as JSON: it runs instead of the named one.
     pub config: serde_json::Value,
+    /// The fault plan the run follows instead of drawing one.
     pub plan: Vec<sim::nemesis::PlanEntry>,
+    /// The messages, by id, that chaos leaves alone.
     #[serde(default)]
     pub calm: sim::calm::Calm,
 }

@@ -5,11 +5,14 @@ use serde::{Deserialize, Serialize};
 use sim::scenario::Scenario;
 use std::path::Path;
 
+/// The format tag every cursor file carries; [`Cursor::load`] refuses any other.
 pub const FORMAT: &str = "dst-fuzz-cursor/1";
 
+/// A campaign's place in its seeds, as its cursor file holds it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Cursor {
+    /// Always [`FORMAT`], so that a file of another kind or version is refused.
     pub format: String,
     /// The campaign the cursor belongs to: its scenarios, bugs and shard.
     pub campaign: String,
@@ -28,8 +31,11 @@ pub struct Cursor {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Gap {
+    /// The first seed of the stretch.
     pub from_seed: u64,
+    /// The index of the scenario of `from_seed` the stretch starts at; the ones before it ran.
     pub from_scenario: usize,
+    /// The seed the stretch ends before.
     pub to_seed: u64,
 }
 
@@ -120,6 +126,7 @@ impl Cursor {
         self.free.sort();
     }
 
+    /// Writes the cursor to `path` as JSON, whole or not at all; the error is one line.
     pub fn save(&self, path: &Path) -> Result<(), String> {
         let text = serde_json::to_vec_pretty(self).map_err(|e| format!("cannot encode cursor: {e}"))?;
         sim::files::write_atomic(path, &text)

@@ -27,6 +27,7 @@ pub struct FuzzOptions {
     pub jobs: usize,
     /// Only seeds s with s % shard.1 == shard.0.
     pub shard: (u64, u64),
+    /// Bug switches turned on in every run (`--bug`); empty runs the correct models.
     pub bugs: Vec<String>,
     /// Where reports of failing seeds go; `None` writes none.
     pub report_dir: Option<PathBuf>,
@@ -148,17 +149,24 @@ impl FuzzOptions {
 
 /// One finished seed, as the caller sees it while the run goes on.
 pub struct SeedDone {
+    /// The scenario, by index into the campaign's scenarios and tallies.
     pub scenario: usize,
+    /// The seed the run drew from; replaying it gives the same run.
     pub seed: u64,
+    /// Pass, expected or unexpected; an error if the seed could not run or its two runs
+    /// differed, which counts as unexpected.
     pub class: Result<Class, String>,
     /// A line for the user when the seed did not simply pass.
     pub line: String,
+    /// Coverage goals the run reached, in name order.
     pub coverage: Vec<String>,
+    /// The violated invariant or `panic`; none for a pass or an error such as an exhausted event budget.
     pub violated: Option<String>,
     /// Some check could not reach a verdict within its budget.
     pub undecided: bool,
     /// With `determinism`: the seed's two runs gave different traces.
     pub differed: bool,
+    /// Where the seed's report was written; none if it passed or no report was written.
     pub report: Option<PathBuf>,
     /// Why the seed's report could not be written.
     pub report_error: Option<String>,
@@ -177,11 +185,15 @@ pub struct SeedDone {
 
 /// The verdict over a whole fuzz run.
 pub struct FuzzSummary {
+    /// The scenarios that ran, as resolved from the options; the lists below follow their order.
     pub scenarios: Vec<Scenario>,
     /// Per scenario, the causes it declares expected.
     pub expected: Vec<Vec<String>>,
+    /// Per scenario, what its seeds did.
     pub tallies: Vec<Tally>,
+    /// The bug switches every run had on.
     pub bugs: Vec<String>,
+    /// Wall-clock time of the seeds, from the first start to the last finish.
     pub took: Duration,
     /// An interruption stopped the run before every seed was taken: the
     /// tallies hold only the seeds that finished.
@@ -231,6 +243,7 @@ impl FuzzSummary {
         self.judge(i).ok()
     }
 
+    /// Whether every scenario passed as a whole: the verdict over the run.
     pub fn ok(&self) -> bool {
         (0..self.scenarios.len()).all(|i| self.scenario_ok(i))
     }

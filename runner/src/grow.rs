@@ -16,8 +16,11 @@ use std::path::{Path, PathBuf};
 
 /// One unexpected finding of a campaign, with the scenario it ran.
 pub struct Candidate {
+    /// The scenario as the campaign ran it.
     pub scenario: Scenario,
+    /// The failing seed.
     pub seed: u64,
+    /// What the seed did, from the campaign's tally: its cause, evidence kinds and report.
     pub finding: Finding,
 }
 

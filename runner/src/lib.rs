@@ -1,3 +1,4 @@
+#![deny(missing_docs)]
 //! The runner: everything `dst` does with a registry, as library calls, so
 //! a user's own tests can fuzz a seed range or replay a regression corpus
 //! of their models exactly as the command line does.

@@ -18,22 +18,29 @@ use std::time::Instant;
 /// One bug to hunt.
 #[derive(Clone, Debug, Serialize)]
 pub struct Target {
+    /// The bug's id in the catalogue: a switch's `--bug` name or a real bug's id.
     pub bug: String,
     /// "switch" (a `--bug` of a model) or "real" (a pinned release).
     pub source: &'static str,
+    /// The scenario that shows the bug: the model's, run with the switch on, or the pinned release's.
     pub scenario: String,
     /// Where the correct model, or the fixed release, runs the same seeds.
     pub control: String,
+    /// The invariants the catalogue says find the bug; a find by any other is misattributed.
     pub invariants: Vec<String>,
     /// The pinned release, for a real bug.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub release: Option<String>,
 }
 
+/// One bug hunted by plain seeds from 0 up, and by other means as asked.
 #[derive(Debug, Serialize)]
 pub struct Hunt {
+    /// The bug hunted.
     #[serde(flatten)]
     pub target: Target,
+    /// The cause (an invariant or `panic`) of the first violation not passed over; none if no seed
+    /// found the bug.
     pub found_by: Option<String>,
     /// Seeds run until the first violation (inclusive), or all of them.
     pub seeds: u64,
@@ -43,8 +50,12 @@ pub struct Hunt {
     /// Seeds that stalled or ran out of their event budget: not the bug
     /// showing through its invariant, so counted apart and passed over.
     pub stall_seeds: Vec<u64>,
+    /// Wall time of the plain hunt in ms (the guided, explored and shrinking work not included).
     pub wall_ms: u64,
+    /// The report of the seed that found the bug, if it was written.
     pub report: Option<PathBuf>,
+    /// Why the hunt failed: the scenario did not load, a seed could not run, or the report was not
+    /// written.
     pub error: Option<String>,
     /// The same hunt by coverage-guided search, if asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -63,6 +74,7 @@ pub struct Hunt {
 /// runs that depart little.
 #[derive(Debug, Serialize)]
 pub struct ExploreHunt {
+    /// The cause of the find (or, without one, what the run ended in); none if no walk found it.
     pub found_by: Option<String>,
     /// The order of the walk that found it ("breadth" or "guided").
     pub order: Option<&'static str>,
@@ -76,7 +88,9 @@ pub struct ExploreHunt {
     pub choices: Option<u32>,
     /// Distinct states met until the find, or in all, over every walk.
     pub states: u64,
+    /// Wall time of all the walks, in ms.
     pub wall_ms: u64,
+    /// Why a walk could not run: the scenario did not load, or exploring failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -84,10 +98,15 @@ pub struct ExploreHunt {
 /// How far the find shrank.
 #[derive(Debug, Serialize)]
 pub struct ShrunkFind {
+    /// Trace events of the find before shrinking.
     pub events_from: u64,
+    /// Trace events after shrinking.
     pub events_to: u64,
+    /// Fault plan entries before shrinking.
     pub plan_from: usize,
+    /// Fault plan entries after shrinking.
     pub plan_to: usize,
+    /// Runs the shrinking made.
     pub runs: u64,
 }
 
@@ -107,8 +126,12 @@ pub struct HuntOptions {
 /// A hunt by coverage-guided search: runs until the first find.
 #[derive(Debug, Serialize)]
 pub struct GuidedHunt {
+    /// The cause of the first find; none if the runs found none, `error: ...` if the search could
+    /// not run.
     pub found_by: Option<String>,
+    /// Run number of the first find, or every run made if none; 0 if the search could not run.
     pub runs: u64,
+    /// Wall time of the search, in ms.
     pub wall_ms: u64,
 }
 
@@ -124,18 +147,24 @@ impl Hunt {
 /// The control runs of one scenario: seeds run and what went wrong.
 #[derive(Debug, Default, Serialize)]
 pub struct Control {
+    /// Seeds run: as many as the longest hunt that names this scenario as its control.
     pub seeds: u64,
+    /// One line per seed that showed what the scenario does not expect, or could not run.
     pub unexpected: Vec<String>,
 }
 
+/// What `mutants` found: every hunt, and the control runs of each control scenario.
 pub struct MutantsSummary {
+    /// The hunts, in the order the targets were given.
     pub hunts: Vec<Hunt>,
+    /// The control runs, by control scenario.
     pub controls: BTreeMap<String, Control>,
     /// An interruption cut hunts short: a bug not found may not have had its seeds.
     pub interrupted: bool,
 }
 
 impl MutantsSummary {
+    /// Hunts that found nothing, those that failed included.
     pub fn unfound(&self) -> usize {
         self.hunts.iter().filter(|h| h.found_by.is_none()).count()
     }
@@ -162,6 +191,8 @@ impl MutantsSummary {
         s.sort_unstable();
         (s.get(s.len().saturating_sub(1) / 2).copied(), s.last().copied())
     }
+    /// Every bug found by an invariant catalogued for it, no hunt failed, and no control run
+    /// showed anything unexpected.
     pub fn ok(&self) -> bool {
         self.unfound() == 0
             && !self.hunts.iter().any(|h| h.misattributed() || h.error.is_some())

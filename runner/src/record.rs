@@ -10,54 +10,79 @@ use std::path::PathBuf;
 /// The summary format this dst writes and reads.
 pub const FORMAT: &str = "dst-fuzz-summary/1";
 
+/// A fuzz run's summary as a file: one shard's, or the merge of all shards.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FuzzRecord {
+    /// Always [`FORMAT`]: a file of another format is refused.
     pub format: String,
+    /// The dst version that wrote it: shards of other versions are not merged.
     pub dst_version: String,
+    /// The campaign's whole seed range, before sharding: the same in every shard.
     pub seeds: SeedSpan,
+    /// Which shard ran; 0 of 1 for an unsharded run and for a merge.
     pub shard: ShardOf,
     /// The time budget the run had, as given.
     pub budget: Option<String>,
+    /// Bug switches every run had on.
     pub bugs: Vec<String>,
+    /// Wall time of the run in seconds; for a merge, its longest shard's.
     pub seconds: f64,
+    /// An interruption stopped the run before every seed was taken; a merge is interrupted if any
+    /// shard was.
     pub interrupted: bool,
     /// Coverage and declared violations were left to the merge.
     pub deferred: bool,
     /// The shards a merged record was made of (empty for one run).
     #[serde(default)]
     pub merged: Vec<ShardOf>,
+    /// The verdict: every scenario passed (and, for a merge, no shard was interrupted).
     pub ok: bool,
+    /// Each scenario the run took, with what it declares, its tally and its verdict.
     pub scenarios: Vec<ScenarioRecord>,
 }
 
+/// The seeds a campaign covers, before sharding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SeedSpan {
+    /// The first seed (inclusive).
     pub start: u64,
     /// Exclusive; none for a run bounded only by its budget.
     pub end: Option<u64>,
 }
 
+/// One shard of a campaign: it runs the seeds `s` with `s % count == index`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ShardOf {
+    /// This shard's number, from 0.
     pub index: u64,
+    /// How many shards the campaign is split into.
     pub count: u64,
 }
 
+/// One scenario of a fuzz record: what it declares, what its seeds did, and the verdict.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioRecord {
+    /// The scenario's name.
     pub scenario: String,
     /// A hash of the scenario as it ran (model, knobs, faults, invariants):
     /// shards of different scenarios under one name are not merged.
     pub fingerprint: String,
+    /// Coverage goals the scenario declares.
     pub goals: Vec<String>,
+    /// Causes it declares expected: a documented limit, a release's real bugs.
     pub expected_causes: Vec<String>,
+    /// A pinned release with known real bugs: its runs stop at the violation, and coverage is not
+    /// judged.
     pub real_bugs: bool,
+    /// The verdict over its seeds; a merge judges it again over all shards.
     pub ok: bool,
+    /// Coverage goals no seed reached; they fail the scenario only where coverage is judged.
     pub coverage_missing: Vec<String>,
+    /// It declares a violation that no seed showed over as many seeds as that takes: it fails.
     pub expected_violation_unseen: bool,
     /// Seeds the scenario needs before an unseen expected violation fails
     /// it (absent: one).
@@ -67,6 +92,7 @@ pub struct ScenarioRecord {
     /// in: what a command that runs a seed of it again must name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// What its seeds did; a merge adds up the shards' tallies.
     pub tally: Tally,
 }
 
@@ -81,6 +107,8 @@ pub fn fingerprint(s: &Scenario) -> String {
 }
 
 impl FuzzRecord {
+    /// The record of a finished fuzz run, with the seed range, shard and budget it was given;
+    /// `source` is left unset.
     pub fn of(s: &FuzzSummary, seeds: SeedSpan, shard: ShardOf, budget: Option<String>) -> FuzzRecord {
         let scenarios = (0..s.scenarios.len())
             .map(|i| {

@@ -12,12 +12,17 @@ use std::path::PathBuf;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Tally {
+    /// Seeds that finished, however they ended.
     pub seeds: u64,
+    /// Seeds whose run passed, the `undecided` ones among them.
     pub pass: u64,
+    /// Seeds that failed as the scenario or the bug switches call for.
     pub expected: u64,
+    /// Seeds that failed otherwise or could not run: any fails the scenario.
     pub unexpected: u64,
     /// Seeds that passed only because a check ran out of budget undecided.
     pub undecided: u64,
+    /// The seeds counted in `undecided`, in order.
     pub undecided_seeds: Vec<u64>,
     /// goal -> seeds that reached it
     pub coverage: BTreeMap<String, u64>,
@@ -25,6 +30,7 @@ pub struct Tally {
     pub coverage_first: BTreeMap<String, u64>,
     /// cause (an invariant, or `panic`) -> seeds that showed it
     pub violations: BTreeMap<String, u64>,
+    /// The seeds counted in `unexpected`, in order.
     pub failing_seeds: Vec<u64>,
     /// Seed -> its line, for the unexpected ones.
     pub failures: BTreeMap<u64, String>,
@@ -40,9 +46,11 @@ pub struct Finding {
     /// The violated invariant, `panic`, or none (an error such as an
     /// exhausted event budget).
     pub cause: Option<String>,
+    /// The scenario or the bug switches call for this failure; false for an unexpected seed.
     pub expected: bool,
     /// Empty when the seed could not run at all.
     pub trace_hash: String,
+    /// The seed's report, none if the campaign wrote none for it.
     pub report: Option<PathBuf>,
     /// The evidence events' kinds, for the failure's signature.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -144,8 +152,11 @@ pub struct Declared<'a> {
 /// The verdict over one scenario's seeds.
 #[derive(Clone, Copy)]
 pub struct Judge<'a> {
+    /// What the scenario declares: its goals, expected causes and the seeds they take.
     pub declared: Declared<'a>,
+    /// What the scenario's seeds did, in one process or merged over shards.
     pub tally: &'a Tally,
+    /// The bug switches the seeds ran with; with any, coverage and declared violations are not judged.
     pub bugs: &'a [String],
     /// Coverage and declared violations are left to a merge of all shards.
     pub deferred: bool,
@@ -189,6 +200,8 @@ impl<'a> Judge<'a> {
             && !expected.iter().any(|c| t.violations.contains_key(c))
     }
 
+    /// Whether the scenario passed as a whole: no unexpected seed, every judged goal reached and no
+    /// declared violation unmet.
     pub fn ok(&self) -> bool {
         self.tally.unexpected == 0 && (!self.judges_coverage() || self.missing().is_empty()) && !self.expect_unmet()
     }

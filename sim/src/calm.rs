@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 /// The first id a run gives a message.
 pub const FIRST_ID: u64 = 1;
 
+/// The set of calm message ids of a run; empty: every message meets its chaos.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "Vec<[u64; 2]>", into = "Vec<[u64; 2]>")]
 pub struct Calm {
@@ -59,16 +60,19 @@ impl Calm {
         Calm { ranges }
     }
 
+    /// Whether the message numbered `id` is calm.
     pub fn contains(&self, id: u64) -> bool {
         // The first range ending at or after `id` is the only one that can hold it.
         let i = self.ranges.partition_point(|r| r[1] < id);
         self.ranges.get(i).is_some_and(|r| r[0] <= id)
     }
 
+    /// Whether no message is calm.
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
     }
 
+    /// The calm ids as sorted, non-overlapping inclusive ranges `[lo, hi]`.
     pub fn ranges(&self) -> &[[u64; 2]] {
         &self.ranges
     }

@@ -9,6 +9,7 @@ pub const WALL_EPOCH_NS: u64 = 1_000_000_000_000_000_000;
 /// The fastest or slowest a clock may run, in parts per million.
 const DRIFT_PPM_MAX: i64 = 500_000;
 
+/// One node's wall and monotonic clocks, as functions of true time.
 #[derive(Clone, Debug, Serialize)]
 pub struct Clock {
     /// True time of the last rebase.
@@ -46,10 +47,13 @@ impl Clock {
         d + d * self.drift_ppm as i128 / 1_000_000
     }
 
+    /// The wall clock's reading at true time `true_ns`, in ns: [`WALL_EPOCH_NS`]
+    /// plus true time on a clock without skew.
     pub fn wall_ns(&self, true_ns: u64) -> u64 {
         (self.base_wall_ns + self.elapsed_local(true_ns)).max(0) as u64
     }
 
+    /// The monotonic clock's reading at true time `true_ns`, in ns from 0.
     pub fn mono_ns(&self, true_ns: u64) -> u64 {
         (self.base_mono_ns + self.elapsed_local(true_ns)).max(0) as u64
     }
@@ -78,6 +82,8 @@ impl Clock {
         self.base_wall_ns = (WALL_EPOCH_NS + true_ns) as i128 + offset_ns as i128;
     }
 
+    /// Make both clocks run `ppm` parts per million fast (negative: slow),
+    /// within ±500,000, from true time `true_ns`.
     pub fn set_drift(&mut self, true_ns: u64, ppm: i64) {
         self.rebase(true_ns);
         self.drift_ppm = ppm.clamp(-DRIFT_PPM_MAX, DRIFT_PPM_MAX);

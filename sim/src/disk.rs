@@ -10,6 +10,7 @@
 use crate::machine::DiskOp;
 use std::collections::VecDeque;
 
+/// One node's disk of records `R`: a durable list and the operations still volatile.
 #[derive(Clone, Debug)]
 pub struct Disk<R> {
     durable: Vec<R>,
@@ -35,10 +36,13 @@ impl<R: Clone> Default for Disk<R> {
 }
 
 impl<R: Clone> Disk<R> {
+    /// The records that survive a crash, in order (rotten ones included; see
+    /// [`Disk::first_corrupt`]).
     pub fn durable(&self) -> &[R] {
         &self.durable
     }
 
+    /// Operations issued and not yet durable.
     pub fn pending_ops(&self) -> usize {
         self.pending.len()
     }
@@ -49,6 +53,7 @@ impl<R: Clone> Disk<R> {
         self.hole
     }
 
+    /// Issue `op`: volatile until an fsync issued after it completes.
     pub fn write(&mut self, op: DiskOp<R>) {
         self.pending.push_back(op);
     }

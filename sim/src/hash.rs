@@ -13,6 +13,7 @@ pub fn is_hex_hash(s: &str) -> bool {
     s.len() == 16 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
+/// FNV-1a over little-endian bytes, the same on every machine and build.
 #[derive(Clone, Copy, Debug)]
 pub struct StableHasher(u64);
 

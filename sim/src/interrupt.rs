@@ -98,6 +98,7 @@ pub fn pipe_closed() {
     linearizability::stop::request();
 }
 
+/// Whether stdout is gone (see [`pipe_closed`], [`stdout_failed`]).
 pub fn stdout_closed() -> bool {
     PIPE_CLOSED.load(Ordering::SeqCst)
 }

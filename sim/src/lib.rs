@@ -1,3 +1,4 @@
+#![deny(missing_docs)]
 //! `sim`: the deterministic world of dst, and what a model needs from it.
 //!
 //! A node is a sans-IO [`Machine`]; a [`registry::Registry`] knows it by
@@ -81,19 +82,19 @@ pub mod bounds;
 pub mod calm;
 pub mod check;
 pub mod clock;
-pub mod disk;
+mod disk;
 pub mod event;
 pub mod explore;
 pub mod files;
 pub mod hash;
-pub mod id;
+mod id;
 pub mod interrupt;
 pub mod lin;
 pub mod links;
 pub mod machine;
 pub mod nemesis;
 pub mod net;
-pub mod panics;
+mod panics;
 pub mod registry;
 pub mod report;
 pub mod rng;

@@ -9,15 +9,19 @@ use crate::id::NodeId;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// How messages between two nodes travel: `"datagram"` (the default) or `"stream"`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LinkMode {
+    /// Each message its own fate: lost, duplicated or overtaken.
     #[default]
     Datagram,
+    /// A TCP-like connection: in order, once, and a loss breaks it.
     Stream,
 }
 
 impl LinkMode {
+    /// Whether this is [`LinkMode::Datagram`] (a scenario leaves it out).
     pub fn is_datagram(&self) -> bool {
         *self == LinkMode::Datagram
     }
@@ -50,6 +54,7 @@ struct Conn {
 /// Where a stream message stands on its connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tag {
+    /// The connection it was sent on, counted per pair; void on any other.
     pub epoch: u64,
     /// 1 for the first message of its direction on the connection.
     pub seq: u64,
@@ -73,6 +78,7 @@ fn direction(from: NodeId, to: NodeId) -> usize {
 }
 
 impl Links {
+    /// Every pair in `mode` (the scenario's `links`), no connection open yet.
     pub fn new(mode: LinkMode) -> Links {
         Links {
             mode,
@@ -85,6 +91,7 @@ impl Links {
         self.mode.is_datagram() && self.modes.values().all(LinkMode::is_datagram)
     }
 
+    /// The mode of the link between `a` and `b`: a plan entry's, else the scenario's.
     pub fn mode(&self, a: NodeId, b: NodeId) -> LinkMode {
         self.modes.get(&pair(a, b)).copied().unwrap_or(self.mode)
     }

@@ -32,7 +32,10 @@ pub enum DiskError {
     /// The disk could not be read (at boot: nothing is known about what it holds).
     Read,
     /// A stored record fails its checksum: the `index`-th durable record.
-    Corrupt { index: usize },
+    Corrupt {
+        /// The record's place in [`Io::disk`], from 0; every record before it is intact.
+        index: usize,
+    },
     /// No space left: the write was not made.
     NoSpace,
     /// An fsync failed: a prefix of the writes it covered is durable, the
@@ -81,7 +84,9 @@ pub trait MsgInfo {
 /// ever compares it with, or how long until it comes, down to "passed".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Now {
+    /// The monotonic clock's reading, in ns: the node's own, or true time.
     pub mono_ns: u64,
+    /// The wall clock's reading, in ns: the node's own, or true time.
     pub wall_ns: u64,
 }
 
@@ -125,14 +130,25 @@ impl Now {
 /// throws it away and builds a new one, which must rebuild its state from
 /// what [`Io::disk`] durably holds in [`Machine::boot`].
 pub trait Machine {
+    /// What the nodes send each other; the trace names each by [`MsgInfo::kind`].
     type Msg: Clone + Debug + Serialize + MsgInfo;
     /// One durable disk record (a write-ahead-log entry, a snapshot, ..).
     type Rec: Clone + Debug;
 
+    /// The first input of every incarnation, at the world's start and after each
+    /// restart: rebuild the state from [`Io::disk`] and arm the first timers.
     fn boot(&mut self, io: &mut Io<Self>);
+    /// `msg` from node `from` arrived; a datagram link may have lost, delayed,
+    /// duplicated or reordered the messages around it.
     fn on_message(&mut self, from: NodeId, msg: Self::Msg, io: &mut Io<Self>);
+    /// Timer `timer` fired: the latest [`Io::set_timer`] of it in this
+    /// incarnation came due and no [`Io::cancel_timer`] came after.
     fn on_timer(&mut self, timer: TimerId, io: &mut Io<Self>);
+    /// A client request: answer it with [`Io::reply`] under `req.req_id`, in this
+    /// step or a later one; a request left unanswered times out at the client.
     fn on_client(&mut self, req: ClientReq, io: &mut Io<Self>);
+    /// The fsync `ticket` ([`Io::fsync`]) completed: every disk operation issued
+    /// before it is durable and survives a crash.
     fn on_fsynced(&mut self, ticket: SyncTicket, io: &mut Io<Self>);
 
     /// The fsync `ticket` failed: a prefix of the writes it covered is
@@ -234,6 +250,7 @@ pub trait Machine {
 /// A disk operation, volatile until an fsync issued after it completes.
 #[derive(Clone, Debug)]
 pub enum DiskOp<R> {
+    /// Add one record after those already written.
     Append(R),
     /// Atomically replace everything on disk (compaction, like a rename).
     Replace(Vec<R>),
@@ -242,14 +259,41 @@ pub enum DiskOp<R> {
 /// An output of one step, in the order the node produced it.
 #[derive(Debug)]
 pub enum Output<M: Machine + ?Sized> {
-    Send { to: NodeId, msg: M::Msg },
-    SetTimer { id: TimerId, after_ns: u64 },
-    CancelTimer { id: TimerId },
+    /// A message to deliver through the network (see [`Io::send`]).
+    Send {
+        /// The receiving node.
+        to: NodeId,
+        /// The message, for the receiver's [`Machine::on_message`].
+        msg: M::Msg,
+    },
+    /// Arm or re-arm a timer (see [`Io::set_timer`]).
+    SetTimer {
+        /// The model's name for the timer, handed back to [`Machine::on_timer`].
+        id: TimerId,
+        /// The delay on the node's monotonic clock, in ns.
+        after_ns: u64,
+    },
+    /// Disarm a timer (see [`Io::cancel_timer`]).
+    CancelTimer {
+        /// The timer that no longer fires.
+        id: TimerId,
+    },
+    /// A volatile disk write (see [`Io::disk_append`], [`Io::disk_replace`]).
     Disk(DiskOp<M::Rec>),
+    /// A request to make earlier disk writes durable (see [`Io::fsync`]).
     Fsync(SyncTicket),
-    Reply { req_id: u64, reply: ClientReply },
+    /// An answer to a client (see [`Io::reply`]).
+    Reply {
+        /// The [`ClientReq::req_id`] of the request answered.
+        req_id: u64,
+        /// The answer the client gets.
+        reply: ClientReply,
+    },
+    /// An event for the trace and the invariants (see [`Io::event`], [`Io::emit`]).
     Event(ModelEvent),
+    /// A `sometimes` coverage goal reached (see [`Io::reached`]).
     Reached(&'static str),
+    /// The node stops itself, for this reason (see [`Io::halt`]).
     Halt(String),
 }
 
@@ -302,6 +346,7 @@ impl<'a, M: Machine + ?Sized> Io<'a, M> {
         }
         self.out.push(o);
     }
+    /// This node's id, in `0..nodes`.
     pub fn id(&self) -> NodeId {
         self.id
     }
@@ -367,6 +412,8 @@ impl<'a, M: Machine + ?Sized> Io<'a, M> {
     pub fn halt(&mut self, reason: &str) {
         self.push(Output::Halt(reason.to_string()));
     }
+    /// Send `msg` to node `to` through the network and its faults; an id
+    /// outside `0..nodes` ends the run in error.
     pub fn send(&mut self, to: NodeId, msg: M::Msg) {
         self.push(Output::Send { to, msg });
     }
@@ -382,6 +429,7 @@ impl<'a, M: Machine + ?Sized> Io<'a, M> {
     pub fn set_timer(&mut self, id: TimerId, after_ns: u64) {
         self.push(Output::SetTimer { id, after_ns });
     }
+    /// Disarm timer `id` so that it does not fire; nothing happens if it is not armed.
     pub fn cancel_timer(&mut self, id: TimerId) {
         self.push(Output::CancelTimer { id });
     }
@@ -411,9 +459,13 @@ impl<'a, M: Machine + ?Sized> Io<'a, M> {
         self.push(Output::Fsync(t));
         t
     }
+    /// Answer the client request `req_id` ([`ClientReq::req_id`]); the client takes
+    /// only the first answer, and none after its timeout.
     pub fn reply(&mut self, req_id: u64, reply: ClientReply) {
         self.push(Output::Reply { req_id, reply });
     }
+    /// Report a [`ModelEvent`] (a role change, a commit, an apply, ..) for the
+    /// trace and the invariants that read it.
     pub fn event(&mut self, e: ModelEvent) {
         self.push(Output::Event(e));
     }

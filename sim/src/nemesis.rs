@@ -18,48 +18,66 @@ pub use targeted::{BurstFault, Trigger};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Target {
+    /// That node, by id.
     Node(NodeId),
+    /// Whichever node leads when the action fires.
     Leader,
 }
 
+/// A fault or its undo: what a plan entry does, and what a `fault` event records.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "kebab-case")]
 pub enum Action {
     /// Nodes in different groups cannot reach each other; nodes in no group
     /// keep all their links.
     Partition {
+        /// The groups, each a list of node ids.
         groups: Vec<Vec<NodeId>>,
     },
     /// Messages from any of `from` to any of `to` are lost; the reverse direction works.
     PartitionOneWay {
+        /// The nodes whose messages are lost.
         from: Vec<NodeId>,
+        /// The nodes those messages no longer reach.
         to: Vec<NodeId>,
     },
     /// Cut one node off. `inbound_only`: it can still send but hears nothing.
     Isolate {
+        /// The node cut off.
         target: Target,
+        /// Only what it receives is lost; what it sends still arrives.
         inbound_only: bool,
     },
     /// A degraded link: extra loss and delay from `from` to `to`.
     Link {
+        /// The sending end of the link.
         from: NodeId,
+        /// The receiving end of the link.
         to: NodeId,
+        /// The chance, in parts per million, that a message on the link is lost.
         drop_per_million: u32,
+        /// The delay added to each message on the link, in ms.
         delay_ms_extra: u64,
     },
     /// Remove every partition and link fault.
     Heal,
+    /// Stop a node: its volatile state is gone, and so are its unsynced writes but for a torn prefix.
     Crash {
+        /// The node that stops.
         node: NodeId,
     },
+    /// Boot a crashed node again from its disk; nothing happens if it is up.
     Restart {
+        /// The node that boots.
         node: NodeId,
     },
     /// Cut one direction of one of the current leader's links: to (or from,
     /// if not `outbound`) its `peer`-th peer in id order. Recorded as the
     /// `partition-one-way` it became.
     CutLeaderLink {
+        /// Which of the leader's peers, by position in id order (modulo their number).
         peer: usize,
+        /// Cut the leader's messages to the peer; if false, the peer's messages to the leader.
         outbound: bool,
     },
     /// Stall a node (a GC pause): it handles nothing, its clock runs on.
@@ -67,51 +85,71 @@ pub enum Action {
     /// messages in order but the senders interleaved at random, as a
     /// server draining many connections after a stall would.
     Pause {
+        /// The node stalled.
         node: NodeId,
+        /// How long it stalls, in ms of true time.
         ms: u64,
     },
     /// Stall whichever node leads when the fault starts; recorded in the
     /// trace as the `pause` it became.
     PauseLeader {
+        /// How long it stalls, in ms of true time.
         ms: u64,
     },
     /// Set the rate of whichever node leads; recorded as the `clock-drift`
     /// it became.
     ClockDriftLeader {
+        /// The rate error, in parts per million: +100 runs 100 µs/s fast.
         ppm: i64,
     },
+    /// Set a node's wall clock to true time plus `ns`; its monotonic clock does not move.
     ClockOffset {
+        /// The node whose wall clock is set.
         node: NodeId,
+        /// The offset from true time, in ns (negative: behind).
         ns: i64,
     },
+    /// Make a node's wall and monotonic clocks run fast or slow from now on.
     ClockDrift {
+        /// The node whose clocks drift.
         node: NodeId,
+        /// The rate error, in parts per million: +100 runs 100 µs/s fast.
         ppm: i64,
     },
+    /// Step a node's wall clock (an NTP correction); its monotonic clock does not move.
     ClockJump {
+        /// The node whose wall clock steps.
         node: NodeId,
+        /// How far it steps, in ns (negative: back).
         ns: i64,
     },
     /// Armed at `at_ns`; fires at the first moment after it that `trigger`
     /// matches, as the concrete fault the trigger names, undone after `ms`.
     /// Recorded as that fault (and its undo), never as itself.
     Targeted {
+        /// The protocol moment it waits for, and the fault it becomes.
         #[serde(flatten)]
         trigger: Trigger,
+        /// How long the fault lasts once fired, in ms, before its undo.
         ms: u64,
     },
     /// A storage fault on one node's disk for `ms` (see [`DiskFault`]); in
     /// an explored run, `ms` 0 ends the one in force.
     Disk {
+        /// The node whose disk fails.
         node: NodeId,
+        /// What fails.
         fault: DiskFault,
+        /// How long the fault lasts, in ms.
         ms: u64,
     },
     /// One durable record of a node's disk rots: the one `per_million` of
     /// the way through it. It fails its checksum until the disk is
     /// rewritten (a [`crate::machine::DiskOp::Replace`]).
     DiskRot {
+        /// The node whose disk rots.
         node: NodeId,
+        /// Which record rots: this many millionths of the way through the durable ones.
         per_million: u32,
     },
     /// From here on the run's chance is drawn afresh from `seed`: message
@@ -120,13 +158,17 @@ pub enum Action {
     /// run forks: the coverage-guided search puts these in plans to try
     /// other continuations of a situation it reached. No profile draws one.
     Reseed {
+        /// The seed everything from here on is drawn from.
         seed: u64,
     },
     /// The link between `a` and `b` becomes `mode` (see
     /// [`crate::links::LinkMode`]); an open stream made datagrams breaks.
     LinkMode {
+        /// One end of the link.
         a: NodeId,
+        /// The other end.
         b: NodeId,
+        /// What the link becomes: datagrams or a stream.
         mode: crate::links::LinkMode,
     },
 }
@@ -150,9 +192,12 @@ pub enum DiskFault {
 /// How much slower a slow disk's fsyncs are.
 pub const SLOW_DISK_FACTOR: u64 = 50;
 
+/// One timed action of a plan.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlanEntry {
+    /// When it takes effect (a targeted one: when it is armed), in ns since the run began.
     pub at_ns: u64,
+    /// What happens then.
     #[serde(flatten)]
     pub action: Action,
 }
@@ -163,19 +208,26 @@ pub struct PlanEntry {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FaultProfile {
+    /// When set, each seed enables a random subset of the kinds below and draws rates below their maxima.
     pub swarm: bool,
+    /// Split the nodes: a minority from a majority, one node from the rest, or two sides one node bridges.
     pub partition: bool,
+    /// Cut one node, or the leader, off: both ways, or only from what it receives.
     pub partition_one_way: bool,
     /// The leader's links fail one at a time: each direction of each of its
     /// links is cut at its own moment within the fault, and all heal
     /// together. Followers then lose the leader at different times, and the
     /// leader loses their answers at yet others.
     pub partition_rolling: bool,
+    /// Degrade one directed link between two nodes with extra loss and delay.
     pub link: bool,
+    /// Crash nodes one by one, at most a minority down at once, each restarted when its fault ends.
     pub crash: bool,
     /// Crash a majority or all nodes at once (a power loss), restarting each soon after.
     pub power_loss: bool,
+    /// Stall one node, or the leader, for a while (a GC pause).
     pub pause: bool,
+    /// Offset, drift or jump one node's clocks, within `skew_ms_max` and `drift_ppm_max`.
     pub clock: bool,
     /// Mix in targeted faults: armed at a drawn time, they fire at a
     /// protocol moment (a leader mid-burst, a write not yet synced, the
@@ -192,24 +244,33 @@ pub struct FaultProfile {
     pub interval_ms_mean: u64,
     /// How long a partition, pause or crash lasts before its undo, at most.
     pub fault_ms_max: u64,
+    /// The highest chance that message chaos loses a message.
     pub drop_probability_max: f64,
+    /// The highest chance that a message arrives twice.
     pub duplicate_probability_max: f64,
+    /// The highest chance that a message is held back so that later ones overtake it.
     pub reorder_probability_max: f64,
+    /// The shortest message delay, in ms.
     pub delay_ms_min: u64,
+    /// The longest message delay, in ms: each seed draws its own maximum between `delay_ms_min` and this.
     pub delay_ms_max: u64,
     /// Probability that a crash keeps a random prefix of unsynced writes.
     pub torn_write_probability: f64,
+    /// The shortest time an fsync takes, in ms.
     pub fsync_ms_min: u64,
+    /// The longest time an fsync takes on a healthy disk, in ms.
     pub fsync_ms_max: u64,
     /// A clock offset or jump never leaves a node's wall clock further than
     /// this from true time (drift aside), so a scenario can stay within the
     /// skew bound its system assumes.
     pub skew_ms_max: u64,
+    /// The largest rate error a clock fault draws, in parts per million, fast or slow.
     pub drift_ppm_max: i64,
     /// With this probability one node's wall clock is set `clock_leap_ms`
     /// ahead early in the run and left there (no later clock fault touches
     /// that node): skew beyond MAX_CLOCK_SKEW when the leap exceeds it.
     pub clock_leap_probability: f64,
+    /// How far ahead a leaped clock is set, in ms.
     pub clock_leap_ms: u64,
     /// In the liveness phase, leave the leader cut off (or deaf, if
     /// `inbound_only` is drawn) with this probability.
@@ -256,15 +317,26 @@ impl Default for FaultProfile {
 /// What the swarm drew for one seed: the enabled kinds and the message chaos.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SwarmDraw {
+    /// The fault kinds this seed enables, by their kebab-case names (`partition`, `crash`, ..).
     pub kinds: Vec<String>,
+    /// The chance that message chaos loses a message.
     pub drop_probability: f64,
+    /// The chance that a message arrives twice.
     pub duplicate_probability: f64,
+    /// The chance that a message is held back so that later ones overtake it.
     pub reorder_probability: f64,
+    /// The shortest message delay, in ms.
     pub delay_ms_min: u64,
+    /// The longest message delay, in ms.
     pub delay_ms_max: u64,
+    /// The chance that a crash keeps a random prefix of unsynced writes.
     pub torn_write_probability: f64,
+    /// The shortest time an fsync takes, in ms.
     pub fsync_ms_min: u64,
+    /// The longest time an fsync takes on a healthy disk, in ms.
     pub fsync_ms_max: u64,
+    /// Whether the liveness phase leaves the leader cut off: `Some(true)` only from
+    /// what it receives, `Some(false)` both ways; `None`: not at all.
     pub impair_leader: Option<bool>,
 }
 
@@ -299,6 +371,7 @@ impl FaultProfile {
         }
     }
 
+    /// Draw what one seed runs with: the fault kinds it enables and its message and disk chaos.
     pub fn draw(&self, rng: &mut ChaCha8Rng) -> SwarmDraw {
         let all: Vec<&str> = KINDS.iter().copied().filter(|k| self.enabled(k)).collect();
         let mut kinds: Vec<String> = if self.swarm {

@@ -12,14 +12,19 @@ use std::collections::{BTreeMap, BTreeSet};
 
 const MS: u64 = 1_000_000;
 
+/// The message chaos of one run: rates and base delays as its swarm draw set them.
 #[derive(Clone, Debug, Default)]
 pub struct NetConfig {
+    /// The chance, from 0 to 1, that chaos loses a message.
     pub drop_probability: f64,
+    /// The chance, from 0 to 1, that a message also arrives a second time.
     pub duplicate_probability: f64,
     /// A reordered message waits an extra delay of up to 10x the maximum,
     /// so that later messages overtake it.
     pub reorder_probability: f64,
+    /// The shortest base delay of a message, in ms.
     pub delay_ms_min: u64,
+    /// The longest base delay of a message, in ms (inclusive).
     pub delay_ms_max: u64,
 }
 
@@ -44,15 +49,22 @@ struct LinkFault {
 /// The fate of one message: delays of each copy, or why none will arrive.
 #[derive(Debug, PartialEq)]
 pub enum Route {
+    /// The message arrives, and maybe a copy of it too.
     Deliver {
+        /// How long after the send it arrives, in ns (at least 1).
         delay_ns: u64,
+        /// How long after the send its copy arrives, in ns; `None`: no copy.
         duplicate_delay_ns: Option<u64>,
     },
+    /// It never arrives, for this reason.
     Lost(DropCause),
 }
 
+/// The network of one run: its message chaos, the links that partitions cut,
+/// and the degraded links.
 #[derive(Debug, Default)]
 pub struct Network {
+    /// The base delays, and the chaos rates that apply while `chaos` is on.
     pub cfg: NetConfig,
     /// `(from, to)` pairs whose messages are cut.
     cut: BTreeSet<(NodeId, NodeId)>,
@@ -62,6 +74,7 @@ pub struct Network {
 }
 
 impl Network {
+    /// A network with chaos on and no link cut or degraded.
     pub fn new(cfg: NetConfig) -> Self {
         Network {
             cfg,
@@ -70,12 +83,15 @@ impl Network {
         }
     }
 
+    /// Lose every message from `from` to `to` until [`Network::heal`]; a node's
+    /// messages to itself are never cut.
     pub fn cut(&mut self, from: NodeId, to: NodeId) {
         if from != to {
             self.cut.insert((from, to));
         }
     }
 
+    /// Whether messages from `from` to `to` are lost to a cut.
     pub fn is_cut(&self, from: NodeId, to: NodeId) -> bool {
         self.cut.contains(&(from, to))
     }
@@ -95,6 +111,8 @@ impl Network {
         }
     }
 
+    /// Cut `node` off from every node of a cluster of `nodes`; with `inbound_only`
+    /// it can still send but hears nothing.
     pub fn isolate(&mut self, node: NodeId, nodes: usize, inbound_only: bool) {
         for other in 0..nodes {
             self.cut(other, node);
@@ -104,6 +122,8 @@ impl Network {
         }
     }
 
+    /// Make the link from `from` to `to` lose `drop_per_million` of its messages and
+    /// delay each by `delay_ms_extra` ms more, in place of any earlier degradation.
     pub fn degrade(&mut self, from: NodeId, to: NodeId, drop_per_million: u32, delay_ms_extra: u64) {
         self.degraded.insert(
             (from, to),
@@ -119,6 +139,7 @@ impl Network {
         !self.cut.contains(&(from, to)) && !self.degraded.contains_key(&(from, to))
     }
 
+    /// Lift every cut and every degraded link; message chaos stays as it is.
     pub fn heal(&mut self) {
         self.cut.clear();
         self.degraded.clear();
@@ -191,13 +212,16 @@ impl Network {
 /// and down receivers are faults of the plan, not chaos.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chaos {
+    /// Drawn to be lost.
     pub dropped: bool,
+    /// Drawn to arrive a second time.
     pub duplicated: bool,
     /// Held back beyond its base delay, so that later messages may overtake it.
     pub delayed: bool,
 }
 
 impl Chaos {
+    /// Whether chaos drew anything for the message.
     pub fn any(&self) -> bool {
         self.dropped || self.duplicated || self.delayed
     }

@@ -6,15 +6,24 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::hash::{Hash, Hasher};
 
+/// The consumers of chance in a run, each with its own stream of one seed.
 #[derive(Clone, Copy, Debug)]
 pub enum Stream {
+    /// Which fault kinds a seed enables and its message chaos rates.
     Swarm,
+    /// The fault plan: which faults come, when, and to whom.
     Plan,
+    /// The fate of each message: loss, duplication, delay.
     Net,
+    /// The clients: their ops, keys, think times and backoffs.
     Workload,
+    /// Fsync times and torn writes.
     Disk,
+    /// Which of the workload's read spells are read-only.
     Spells,
+    /// The knobs a scenario's `vary` draws.
     Vary,
+    /// The randomness node `i` draws through its `Io`.
     Node(usize),
 }
 
@@ -33,6 +42,7 @@ impl Stream {
     }
 }
 
+/// The stream `which` of the run with `seed`: the same generator for the same pair.
 pub fn stream(seed: u64, which: Stream) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(which.id());
@@ -70,6 +80,7 @@ pub fn range(rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> u64 {
     rng.gen_range(lo..=hi)
 }
 
+/// True with probability `p`; false without a draw when `p` is 0 or less.
 pub fn chance(rng: &mut ChaCha8Rng, p: f64) -> bool {
     use rand::Rng;
     p > 0.0 && rng.gen::<f64>() < p

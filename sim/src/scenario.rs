@@ -10,14 +10,18 @@ use crate::vary::{self, Vary};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// A scenario as its JSON file gives it; every run of one seed of it is the same.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
+    /// The name commands, reports and report file names use: one line, at most [`NAME_MAX`] bytes.
     pub name: String,
+    /// What `dst list` shows beside the name; empty if absent.
     #[serde(default)]
     pub description: String,
     /// Which registered model runs ("raft").
     pub model: String,
+    /// Nodes in the cluster, numbered from 0; 1 to [`NODES_MAX`].
     pub nodes: usize,
     /// How messages travel (see [`crate::links::LinkMode`]): `datagram`,
     /// each its own fate, or `stream`, connections as TCP gives them.
@@ -26,8 +30,10 @@ pub struct Scenario {
     /// Model knobs, read by the model (election timeouts, compaction, ..).
     #[serde(default)]
     pub config: serde_json::Value,
+    /// The clients and the ops they send.
     #[serde(default)]
     pub workload: WorkloadConfig,
+    /// Which faults the run may inject, and how hard.
     #[serde(default)]
     pub faults: FaultProfile,
     /// Length of the phase with faults.
@@ -36,7 +42,9 @@ pub struct Scenario {
     /// Length of the phase after the heal, in which the system must converge.
     #[serde(default = "default_liveness_ms")]
     pub liveness_ms: u64,
+    /// Ids of the invariants checked on every event ("linearizable", "no-dual-leaders", ..).
     pub invariants: Vec<String>,
+    /// What the `liveness` invariant allows after the heal.
     #[serde(default)]
     pub liveness: LivenessParams,
     /// The clock-skew bound the system assumes (MAX_CLOCK_SKEW): models
@@ -48,6 +56,7 @@ pub struct Scenario {
     /// whose goals no seed reached.
     #[serde(default)]
     pub coverage: Vec<String>,
+    /// The outcome the scenario expects of the correct model; a pass if absent.
     #[serde(default)]
     pub expect: Expect,
     /// How many seeds a run needs before an expected violation that no
@@ -76,6 +85,7 @@ pub const CLIENTS_MAX: u32 = 100;
 pub const KEYS_MAX: u32 = 1_000_000;
 /// The largest weight of one op kind, and the most retries of one op.
 pub const WEIGHT_MAX: u32 = 1_000_000;
+/// The most retries of one op (`workload.retries_max`).
 pub const RETRIES_MAX: u32 = 1_000;
 /// Invariants that judge the client history: with no client they would
 /// pass without judging anything.
@@ -94,6 +104,7 @@ fn default_event_budget() -> u64 {
     2_000_000
 }
 
+/// What a scenario's runs should show: `"pass"`, `{"violation": ID}` or `{"real-bugs": [..]}`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Expect {
@@ -109,10 +120,13 @@ pub enum Expect {
     RealBugs(Vec<String>),
 }
 
+/// The clients of a scenario (`workload`) and the mix of ops they send.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct WorkloadConfig {
+    /// Clients, each with one op in flight at a time; 0 to [`CLIENTS_MAX`].
     pub clients: u32,
+    /// Keys the ops touch, numbered from 0; each op draws one.
     pub keys: u32,
     /// Pause between one op's end and the next invoke, drawn up to this.
     pub think_ms_max: u64,
@@ -120,11 +134,15 @@ pub struct WorkloadConfig {
     pub op_timeout_ms: u64,
     /// Retries of a definitely-rejected op (not the leader, node down).
     pub retries_max: u32,
+    /// Longest wait before a retry, in ms: each wait is drawn from 1 ms up to it.
     pub retry_backoff_ms: u64,
     /// Relative weights of the op mix.
     pub put_weight: u32,
+    /// Weight of appends, which add the op's unique value to the key's list.
     pub append_weight: u32,
+    /// Weight of linearizable reads of a whole value.
     pub get_weight: u32,
+    /// Weight of compare-and-sets.
     pub cas_weight: u32,
     /// Reads any replica may serve within the staleness bound (`follower-get`).
     pub follower_get_weight: u32,

@@ -18,6 +18,7 @@ use std::rc::Rc;
 /// Bytes read at a time.
 const CHUNK: usize = 1 << 20;
 
+/// A text file being read, with the checks and messages of `read_text`.
 pub struct TextInput {
     path: String,
     source: Box<dyn Read>,

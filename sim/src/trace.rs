@@ -41,8 +41,10 @@ impl Default for Keep {
 /// way, so that old reports still replay and regenerate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TraceHash {
+    /// [`WordHasher`], a word at a time: what reports of schema 5 on store.
     #[default]
     Words,
+    /// [`StableHasher`], FNV-1a byte by byte: what reports of schema 4 and before store.
     Fnv1a,
     /// No hash: for a run whose hash nothing reads (a fuzz seed that simply
     /// passes; see `run_seed_lean` in dst-runner). Its `hash_hex` is
@@ -95,6 +97,8 @@ impl Running {
     }
 }
 
+/// The events of one run: those [`Keep`] holds, the count of all of them,
+/// and the running hash over every one.
 #[derive(Clone, Debug, Default)]
 pub struct Trace {
     /// The events held, in order; each carries its own position `i`.
@@ -110,6 +114,7 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// An empty trace that holds what `keep` asks for and hashes with `hash`.
     pub fn new(keep: Keep, hash: TraceHash) -> Self {
         Trace {
             keep,
@@ -123,6 +128,8 @@ impl Trace {
         self.hasher.kind
     }
 
+    /// Record the next event at simulated time `t_ns` on `node` (none for a
+    /// client's or a fault's event); hands it back, held or not.
     pub fn push(&mut self, t_ns: u64, node: Option<NodeId>, kind: EventKind) -> &Event {
         let e = Event {
             i: self.len,
@@ -190,6 +197,7 @@ impl Trace {
         self.len as usize
     }
 
+    /// Whether no event was recorded yet.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

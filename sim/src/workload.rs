@@ -8,15 +8,20 @@ pub use linearizability::{apply_kv, KvOp, KvResult, Value};
 /// A request as a node receives it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClientReq {
+    /// Unique to this request in the run (a retry is a new request); the reply names it.
     pub req_id: u64,
+    /// The operation asked for.
     pub op: KvOp,
 }
 
+/// A node's answer to a [`ClientReq`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ClientReply {
+    /// Applied, with what it returned.
     Ok(KvResult),
     /// Definitely not applied; try `hint` if known.
     NotLeader {
+        /// The node the replier takes for the leader, if it knows one.
         hint: Option<usize>,
     },
     /// May or may not take effect.

@@ -13,15 +13,19 @@ use std::collections::BTreeMap;
 /// One client operation from invoke to completion.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ViewOp {
+    /// The client (a process, in a history file) that ran it.
     pub client: u64,
-    /// Invoke and completion time (ns), or positions in a history file.
+    /// Invoke time (ns), or its position in a history file.
     pub start: u64,
+    /// Completion time or position; none if it never completed.
     pub end: Option<u64>,
     /// `ok`, `fail`, `info`, or `open` (never completed).
     pub status: &'static str,
+    /// The op and its result, as the page prints them.
     pub text: String,
-    /// Trace indices of the invoke and the completion (reports only).
+    /// Trace index of the invoke (reports only).
     pub invoke_i: Option<u64>,
+    /// Trace index of the completion (reports only).
     pub complete_i: Option<u64>,
 }
 

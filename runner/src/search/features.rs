@@ -26,6 +26,7 @@ pub type Features = BTreeMap<u64, u64>;
 
 /// Feature kinds, as the top byte of a feature.
 pub const STATE: u8 = 7;
+/// The kind of a transition between consecutive abstract states.
 pub const TRANSITION: u8 = 8;
 
 /// The kind of a feature.

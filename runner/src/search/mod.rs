@@ -28,15 +28,19 @@ use std::time::{Duration, Instant};
 /// A search campaign.
 #[derive(Clone, Debug)]
 pub struct SearchOptions {
+    /// A built-in scenario's name or a scenario file's path.
     pub scenario: String,
     /// Runs to make (guided runs; with `compare`, as many plain ones too).
     pub runs: u64,
     /// No new batch starts after this long.
     pub budget: Option<Duration>,
+    /// Worker threads (at least one); the campaign is the same whatever their number.
     pub jobs: usize,
     /// The campaign's own seed: the same seed, the same campaign.
     pub seed: u64,
+    /// Bug switches every run has on.
     pub bugs: Vec<String>,
+    /// Where each side's first find and first stall are reported; `None` writes no report.
     pub report_dir: Option<PathBuf>,
     /// Compact or whole traces, gzipped or not.
     pub style: sim::report::Style,
@@ -54,6 +58,8 @@ pub struct SearchOptions {
 }
 
 impl SearchOptions {
+    /// A campaign of `runs` runs over `scenario`, every other option at its default: one thread,
+    /// campaign seed 0, no reports, no comparison.
     pub fn new(scenario: &str, runs: u64) -> SearchOptions {
         SearchOptions {
             scenario: scenario.to_string(),
@@ -78,12 +84,15 @@ pub struct Side {
     /// "guided" or "plain": what its reports are named after.
     #[serde(skip)]
     pub name: &'static str,
+    /// Runs made on this side.
     pub runs: u64,
     /// Time spent running this side's runs, summed over threads.
     pub run_seconds: f64,
+    /// Distinct features reached, counted when the campaign ends.
     pub features: usize,
     /// Of the features, distinct abstract states and transitions.
     pub states: usize,
+    /// Of the features, distinct transitions between abstract states.
     pub transitions: usize,
     /// Run number (1-based) of the first find, and what it was: a
     /// violation the scenario does not declare as a documented limit (nor
@@ -100,7 +109,9 @@ pub struct Side {
     /// the run number of the first, so that a campaign over a release with
     /// several bugs says which it reached and when.
     pub by_cause: BTreeMap<String, CauseCount>,
+    /// Runs that ended in a violation the scenario does not expect: any fails the campaign.
     pub unexpected: u64,
+    /// Reports written, of the first find and the first stall (with a `report_dir`).
     pub reports: Vec<PathBuf>,
     /// Every feature reached, with the number of runs that reached it.
     #[serde(skip)]
@@ -110,7 +121,9 @@ pub struct Side {
 /// Violating runs of one cause.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct CauseCount {
+    /// Runs that violated it.
     pub runs: u64,
+    /// Run number (1-based) of the first of them.
     pub first_run: u64,
 }
 
@@ -118,22 +131,34 @@ pub struct CauseCount {
 /// CPU time, so the two sides can be compared at equal cost.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Point {
+    /// Guided runs made so far.
     pub runs: u64,
+    /// Wall time since the campaign started, in seconds.
     pub seconds: f64,
+    /// Distinct features the guided side has reached.
     pub guided: usize,
+    /// Distinct features the plain side has reached; none without `compare`.
     pub plain: Option<usize>,
+    /// Runs kept in the corpus to mutate.
     pub corpus: usize,
+    /// Abstract states the guided side has reached.
     pub guided_states: usize,
+    /// Abstract states the plain side has reached; none without `compare`.
     pub plain_states: Option<usize>,
+    /// Seconds spent in guided runs, summed over threads.
     pub guided_run_seconds: f64,
+    /// Seconds spent in plain runs, summed over threads; none without `compare`.
     pub plain_run_seconds: Option<f64>,
 }
 
 /// Features and abstract states of one side at a run cost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct AtCost {
+    /// Seconds spent in the side's runs, summed over threads.
     pub run_seconds: f64,
+    /// Distinct features reached by then.
     pub features: usize,
+    /// Of the features, distinct abstract states.
     pub states: usize,
 }
 
@@ -167,12 +192,19 @@ pub fn at_equal_cost(curve: &[Point]) -> Option<(AtCost, AtCost)> {
     Some((within(&guided), within(&plain)))
 }
 
+/// What a campaign did: each side's counts and the coverage curve.
 pub struct SearchSummary {
+    /// The scenario as loaded.
     pub scenario: Scenario,
+    /// The guided side.
     pub guided: Side,
+    /// The plain side; none without `compare`.
     pub plain: Option<Side>,
+    /// Runs kept in the corpus when the campaign ended.
     pub corpus: usize,
+    /// Coverage after each batch.
     pub curve: Vec<Point>,
+    /// Wall time of the whole campaign.
     pub took: Duration,
     /// An interruption ended the campaign early.
     pub interrupted: bool,

@@ -18,7 +18,9 @@ const MS: u64 = 1_000_000;
 /// One run the search can make.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Candidate {
+    /// The run's seed: its workload, message chaos and node randomness.
     pub seed: u64,
+    /// The fault plan the run follows instead of drawing one, in time order.
     pub plan: Vec<PlanEntry>,
     /// The values of the scenario's `vary` knobs (empty if it varies none).
     pub knobs: BTreeMap<String, Value>,
@@ -26,6 +28,7 @@ pub struct Candidate {
 
 /// What mutating needs to know of the scenario.
 pub struct Space<'a> {
+    /// The scenario the campaign runs, as loaded (its knobs not yet drawn).
     pub scenario: &'a Scenario,
     /// Fault entries to draw insertions from: plans of the scenario's own
     /// profile with every kind it allows.
@@ -33,6 +36,7 @@ pub struct Space<'a> {
 }
 
 impl<'a> Space<'a> {
+    /// The space of `scenario`, with a pool drawn from eight plans of its fault profile.
     pub fn new(scenario: &'a Scenario, rng: &mut ChaCha8Rng) -> Space<'a> {
         let profile = &scenario.faults;
         let mut all = profile.clone();

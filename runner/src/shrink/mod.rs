@@ -28,21 +28,29 @@ const PASSES_MAX: usize = 3;
 
 /// What shrinking a report did: each measure before and after.
 pub struct Shrunk {
+    /// Fault-plan entries of the report's run.
     pub plan_from: usize,
+    /// Fault-plan entries of the shrunk run.
     pub plan_to: usize,
     /// Messages chaos dropped, duplicated or held back.
     pub chaos_from: usize,
+    /// Messages chaos still touches in the shrunk run.
     pub chaos_to: usize,
+    /// Trace events of the report's run.
     pub events_from: u64,
+    /// Trace events of the shrunk run.
     pub events_to: u64,
     /// What is left of the chaos, by message id.
     pub chaos_left: Vec<(u64, Chaos)>,
     /// Scenario settings changed, as "path before -> after".
     pub changed: Vec<String>,
+    /// Runs of the seed shrinking took, the first and the final confirming one included.
     pub runs: u64,
+    /// Wall-clock milliseconds the whole shrink took.
     pub wall_ms: u64,
     /// The verdict of the shrunk run (the same cause as the report's).
     pub verdict: Verdict,
+    /// One line on the shrunk run's failure: its cause, message and evidence events.
     pub described: String,
     /// Where the shrunk report was written.
     pub report: PathBuf,

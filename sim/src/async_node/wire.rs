@@ -11,9 +11,22 @@ use serde::Serialize;
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Wire<M> {
+    /// A message sent one way ([`super::Ctx::send`]).
     Tell(M),
-    Ask { call: u64, msg: M },
-    Answer { call: u64, msg: M },
+    /// A request that waits for an answer ([`super::Ctx::call`]).
+    Ask {
+        /// The call's id, unique among the asking node's calls.
+        call: u64,
+        /// The request.
+        msg: M,
+    },
+    /// The answer to an `Ask` ([`super::Ctx::answer`]).
+    Answer {
+        /// The id of the call answered, as the `Ask` gave it.
+        call: u64,
+        /// The answer.
+        msg: M,
+    },
 }
 
 impl<M: MsgInfo> MsgInfo for Wire<M> {
@@ -27,7 +40,9 @@ impl<M: MsgInfo> MsgInfo for Wire<M> {
 /// A message as a node receives it.
 #[derive(Clone, Debug)]
 pub struct Envelope<M> {
+    /// The node that sent it.
     pub from: NodeId,
+    /// The user's message.
     pub msg: M,
     /// Set when the sender waits for an answer ([`super::Ctx::call`]):
     /// hand it to [`super::Ctx::answer`].

@@ -88,6 +88,7 @@ impl DstHistory {
         }
     }
 
+    /// The history taken so far: failed ops left out, ops still open counted as unknown.
     pub fn finish(self) -> History<KvOp, KvResult> {
         self.rec.finish()
     }

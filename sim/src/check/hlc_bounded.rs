@@ -44,6 +44,7 @@ impl Track {
 }
 
 impl HlcBounded {
+    /// A checker for a system whose clock-skew bound (MAX_CLOCK_SKEW) is `max_clock_skew_ms`.
     pub fn new(max_clock_skew_ms: u64) -> Self {
         HlcBounded {
             max_clock_skew_ns: max_clock_skew_ms as i128 * MS,

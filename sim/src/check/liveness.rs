@@ -5,6 +5,7 @@ use crate::net::Network;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// What the `liveness` invariant allows after the heal (a scenario's `liveness`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LivenessParams {
@@ -63,6 +64,7 @@ pub struct Liveness {
 }
 
 impl Liveness {
+    /// A checker for a cluster of `nodes` nodes, judged by `p`.
     pub fn new(p: LivenessParams, nodes: usize) -> Self {
         Liveness {
             p,

@@ -25,15 +25,19 @@ pub use state_machine_safety::StateMachineSafety;
 use crate::event::Event;
 use serde::{Deserialize, Serialize};
 
+/// An invariant broken: which one, how, and by which events.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Violation {
+    /// The id of the invariant broken ("linearizable").
     pub invariant: String,
+    /// One line saying what went wrong.
     pub message: String,
     /// Indices of the trace events that together break the invariant.
     pub evidence: Vec<u64>,
 }
 
 impl Violation {
+    /// A violation of `invariant`, said by `message`, shown by the events at `evidence`.
     pub fn new(invariant: &str, message: impl Into<String>, evidence: Vec<u64>) -> Self {
         Violation {
             invariant: invariant.to_string(),
@@ -43,8 +47,11 @@ impl Violation {
     }
 }
 
+/// A checker of one invariant, fed every trace event in order.
 pub trait Invariant {
+    /// The id scenarios name the invariant by ("no-dual-leaders").
     fn id(&self) -> &'static str;
+    /// Take the next event; an error is the violation it completes.
     fn observe(&mut self, e: &Event) -> Result<(), Violation>;
     /// Called once at the end of the run, at true time `end_ns`.
     fn finish(&mut self, _end_ns: u64) -> Result<(), Violation> {

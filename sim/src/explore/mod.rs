@@ -106,7 +106,10 @@ impl Default for Bounds {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tape {
+    /// The bounds the run was explored under.
     pub bounds: Bounds,
+    /// The move taken at each choice, in order (0: the natural one); a
+    /// choice past the end takes move 0.
     pub choices: Vec<u32>,
 }
 
@@ -114,7 +117,10 @@ pub struct Tape {
 /// choice: the state's digest and how many moves it offered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Point {
+    /// The digest of the whole world in that state (of the choices that led
+    /// there, for a choice in the middle of a node's step).
     pub digest: u64,
+    /// How many moves it offered; a tape picks one by index.
     pub moves: u32,
     /// The state as the protocol sees it, relative to the cluster: each
     /// node's role, its epoch and log tail ranked among the live nodes',

@@ -14,10 +14,12 @@ use crate::hash::StableHasher;
 use std::collections::{BTreeSet, HashSet, VecDeque};
 use std::hash::BuildHasherDefault;
 
+/// The order in which the walk runs the tapes within the bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {
     /// Fewest deviations first.
     Breadth,
+    /// Depth first: memory grows with the depth, not the frontier.
     Depth,
     /// Fewest deviations first among the departures from states whose
     /// protocol shape ([`super::Point::shape`]) was new when met, before
@@ -48,9 +50,12 @@ impl Order {
     }
 }
 
+/// What a walk covers, in which order, and where it stops short.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
+    /// What each run may do.
     pub bounds: Bounds,
+    /// Which tape runs next.
     pub order: Order,
     /// Symmetry reduction where the model declares interchangeable nodes.
     pub symmetry: bool,
@@ -79,9 +84,13 @@ impl Limits {
 /// Where the walk stands, for a progress line.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Progress {
+    /// Runs made so far ([`Summary::runs`]).
     pub runs: u64,
+    /// Distinct states met at a choice so far ([`Summary::states`]).
     pub states: u64,
+    /// The most deviations a tape run so far had.
     pub deviations: u32,
+    /// Tapes waiting to be run ([`Summary::frontier`]).
     pub frontier: u64,
     /// What the walk's own tables take ([`Summary::table_bytes`]).
     pub table_bytes: u64,
@@ -141,9 +150,11 @@ pub trait Walked {
 
 /// The first run of the walk that broke an invariant (or a model).
 pub struct Found<O> {
+    /// The tape that replays the run.
     pub tape: Tape,
     /// Deviations in the tape.
     pub deviations: u32,
+    /// What the run gave (a world's run outcome).
     pub outcome: O,
 }
 

@@ -26,13 +26,17 @@ pub enum Trigger {
     /// isolated one keeps the peers it already reached, so what is in
     /// flight still lands on them.
     LeaderBurst {
+        /// How many distinct peers the step has sent to when it fires.
         sends: usize,
+        /// Only a step that also wrote to its disk counts.
         fresh: bool,
+        /// What happens to the leader then.
         then: BurstFault,
     },
     /// A node (`node`, or whichever writes first) has just issued a disk
     /// write: it crashes before any fsync covers it, losing it.
     Unsynced {
+        /// The node to watch; `None`: whichever node writes first.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         node: Option<NodeId>,
     },
@@ -42,7 +46,10 @@ pub enum Trigger {
     /// `apply`, `sm-reset`), the closest the generic events come to "has the
     /// entry": a node that holds an entry it has not yet learned is
     /// committed counts as not holding it.
-    NewestHolders { holders: usize },
+    NewestHolders {
+        /// How many nodes must hold the newest entry for it to fire.
+        holders: usize,
+    },
     /// A node's term (from `role` or `hard-state`) has just risen above
     /// every other node's: once that step is done, it crashes, and restarts
     /// after `ms`.
@@ -50,7 +57,10 @@ pub enum Trigger {
     /// A node holds a lease (`lease-start`) that its own clock will see
     /// expire within `before_ms`: it is paused. Never fires for a model
     /// that reports no leases.
-    LeaseExpiring { before_ms: u64 },
+    LeaseExpiring {
+        /// How near the expiry must be, in ms of the holder's own clock.
+        before_ms: u64,
+    },
 }
 
 impl Trigger {
@@ -70,6 +80,7 @@ impl Trigger {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BurstFault {
+    /// Crash the leader: the rest of the burst is never sent.
     Crash,
     /// Partition the leader, with the peers the burst reached, from the rest.
     Isolate,

@@ -68,6 +68,7 @@ pub struct Registry {
 }
 
 impl Registry {
+    /// An empty registry: no model, no built-in scenario.
     pub fn new() -> Registry {
         Registry::default()
     }
@@ -125,6 +126,7 @@ impl Registry {
         self
     }
 
+    /// The registered models, in the order they were added.
     pub fn models(&self) -> &[ModelDef] {
         &self.models
     }
@@ -139,6 +141,7 @@ impl Registry {
         self.scenarios.iter().find(|s| s.name == name)
     }
 
+    /// The model called `name`, or an error that lists the known ones.
     pub fn model(&self, name: &str) -> Result<&ModelDef, String> {
         self.models.iter().find(|m| m.name == name).ok_or_else(|| {
             let known: Vec<&str> = self.models.iter().map(|m| m.name.as_str()).collect();
@@ -156,6 +159,7 @@ impl Registry {
         self.models.iter().flat_map(|m| m.real_bugs.iter().map(move |b| (m, b)))
     }
 
+    /// The bug switch `id` with its model, or an error that lists the known ids.
     pub fn find_bug(&self, id: &str) -> Result<(&ModelDef, &Bug), String> {
         self.bugs().find(|(_, b)| b.id == id).ok_or_else(|| {
             let ids: Vec<&str> = self.bugs().map(|(_, b)| b.id).collect();
@@ -163,6 +167,7 @@ impl Registry {
         })
     }
 
+    /// The real bug `id` with its model (the buggy release); `None` if unknown.
     pub fn find_real_bug(&self, id: &str) -> Option<(&ModelDef, &RealBug)> {
         self.real_bugs().find(|(_, b)| b.id == id)
     }

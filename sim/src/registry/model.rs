@@ -14,6 +14,7 @@ use std::sync::Arc;
 /// where it must be caught.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Bug {
+    /// The id `--bug` takes; unique among the registry's bug switches.
     pub id: &'static str,
     /// "safety" or "liveness".
     pub kind: &'static str,
@@ -21,6 +22,7 @@ pub struct Bug {
     pub invariants: &'static [&'static str],
     /// The scenario that exposes it.
     pub scenario: &'static str,
+    /// What the defect does, as `dst list` shows it.
     pub summary: &'static str,
 }
 
@@ -29,6 +31,8 @@ pub struct Bug {
 /// the same faults under `fixed_scenario` and must pass.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct RealBug {
+    /// The id a scenario's `{"real-bugs": [..]}` expectation names it by; unique
+    /// among the registry's real bugs.
     pub id: &'static str,
     /// The release that has it ("raft 0.4.3").
     pub release: &'static str,
@@ -36,6 +40,7 @@ pub struct RealBug {
     pub fixed_in: &'static str,
     /// Where it is documented (an issue, a pull request).
     pub reference: &'static str,
+    /// "safety" or "liveness".
     pub kind: &'static str,
     /// What may show it: invariants, and `panic` where the release's own
     /// assertions catch it first.
@@ -44,6 +49,7 @@ pub struct RealBug {
     pub scenario: &'static str,
     /// The same faults on the fixed release.
     pub fixed_scenario: &'static str,
+    /// What goes wrong and how it shows, as `dst list` shows it.
     pub summary: &'static str,
 }
 
@@ -54,12 +60,16 @@ pub(super) type BuildInvariant = Arc<dyn Fn(&Scenario) -> Box<dyn Invariant> + S
 /// checker for a scenario.
 #[derive(Clone)]
 pub struct InvariantDef {
+    /// The name a scenario's `invariants` list it by; never a generic invariant's.
     pub id: &'static str,
+    /// The property it checks, in one line, as `dst list` shows it.
     pub holds_when: &'static str,
     pub(super) build: BuildInvariant,
 }
 
 impl InvariantDef {
+    /// The invariant `id`, holding when `holds_when`, whose checker `build` makes
+    /// for a scenario that names it.
     pub fn new<F>(id: &'static str, holds_when: &'static str, build: F) -> InvariantDef
     where
         F: Fn(&Scenario) -> Box<dyn Invariant> + Send + Sync + 'static,
@@ -75,8 +85,11 @@ impl InvariantDef {
 /// What a model's builder gets: its parsed config, the scenario, and the
 /// bug switches turned on (each already checked to be one of the model's).
 pub struct Setup<'a, C> {
+    /// The scenario's `config`, parsed as the model's config type.
     pub config: C,
+    /// The scenario the nodes are built for.
     pub scenario: &'a Scenario,
+    /// The ids of the bug switches turned on (see [`Setup::bug`]).
     pub bugs: &'a [String],
 }
 
@@ -92,12 +105,17 @@ type Prepare = dyn Fn(&Scenario, &[String]) -> Result<Runner, String> + Send + S
 
 /// One model as dst knows it.
 pub struct ModelDef {
+    /// The name a scenario's `"model"` gives; unique in the registry.
     pub name: String,
+    /// What the model is, in one line, as `dst list` shows it.
     pub about: String,
+    /// Its bug switches.
     pub bugs: Vec<Bug>,
+    /// Defects of the pinned release it runs.
     pub real_bugs: Vec<RealBug>,
     /// `sometimes` goals the model can mark reached: id and meaning.
     pub goals: Vec<(&'static str, &'static str)>,
+    /// Its own invariants, which its scenarios may name beside the generic ones.
     pub invariants: Vec<InvariantDef>,
     /// The generic invariants whose events the model reports; `None`: all
     /// of them. A scenario may name no other, since a checker fed none of

@@ -42,38 +42,58 @@ pub fn schema_for(hash: crate::trace::TraceHash) -> u32 {
 /// The oldest schema still read: a schema 2 report keeps no message calm.
 pub const SCHEMA_MIN: u32 = 2;
 
+/// Totals of a run, kept in its report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
+    /// Events the run recorded, whether or not the report keeps them.
     pub events: u64,
+    /// Messages the nodes sent one another.
     pub messages: u64,
+    /// Simulated time the run reached, in ns.
     pub sim_ns: u64,
     /// Wall-clock time of the run; the only field that differs between replays.
     pub wall_ms: u64,
+    /// Named counts kept by the checkers and the targeted faults (a
+    /// `*_unknown` one counts checks that ran out of budget).
     #[serde(default)]
     pub counters: BTreeMap<String, u64>,
 }
 
+/// The report of one run, as written to its JSON file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
+    /// The format of the file (see [`SCHEMA`]).
     pub schema: u32,
+    /// The version of dst that wrote it.
     pub dst_version: String,
+    /// The name of the scenario run.
     pub scenario: String,
+    /// The seed that fixes the run.
     pub seed: u64,
+    /// The bug switches the run had on, by name.
     pub bugs: Vec<String>,
     /// The scenario as it ran, so a report replays even if the file changed.
     pub config: serde_json::Value,
+    /// The fault kinds and message chaos the swarm drew for this seed.
     pub swarm: SwarmDraw,
+    /// The fault plan: each fault and the simulated time it is due; a replay
+    /// follows it rather than drawing one.
     pub plan: Vec<PlanEntry>,
     /// Messages whose chaos is off, as sorted inclusive ranges of ids
     /// (a shrunk report's); none if absent.
     #[serde(default, skip_serializing_if = "Calm::is_empty")]
     pub calm: Calm,
+    /// Pass, violation or error, with the invariant and evidence of a violation.
     pub verdict: Verdict,
     /// Whether the verdict is what the scenario and bug switches expect.
     pub expected: bool,
+    /// The `sometimes` coverage goals the model reached.
     pub coverage: BTreeSet<String>,
+    /// Totals of the run.
     pub stats: Stats,
+    /// The hash of every event of the run, as 16 hex digits; a replay must match it.
     pub trace_hash: String,
+    /// The command that replays this report.
     pub replay: String,
     /// Set when an interruption cut the run short: how many events it had
     /// taken from its queue, where a replay cuts it too.
@@ -85,6 +105,7 @@ pub struct Report {
     /// Set for an explored run: the moves it made (see [`crate::explore`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explore: Option<crate::explore::Tape>,
+    /// The events kept, in order: all of them, or the window of `window`.
     pub trace: Vec<Event>,
 }
 

@@ -4,8 +4,10 @@
 use super::{RunOutcome, Status, Verdict};
 use crate::event::{Event, EventKind};
 
+/// How a run counts, given what its scenario and bug switches call for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
+    /// The run passed.
     Pass,
     /// A violation the scenario or the bug switches call for.
     Expected,

@@ -9,27 +9,36 @@ use crate::trace::{Keep, Trace, TraceHash};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
+    /// No invariant broke, and neither did the run itself.
     Pass,
+    /// An invariant broke; [`Verdict::invariant`] names it.
     Violation,
     /// The run itself broke: a panic in a model, an exhausted event budget.
     Error,
 }
 
+/// How a run ended, and the trace events that show why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verdict {
+    /// Whether the run passed, an invariant broke, or the run itself did.
     pub status: Status,
+    /// The id of the violated invariant; `None` unless `status` is a violation.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub invariant: Option<String>,
+    /// What went wrong, in words; `None` for a pass.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub message: Option<String>,
+    /// Positions in the trace ([`crate::event::Event::i`]) of the events that show it.
     #[serde(default)]
     pub evidence: Vec<u64>,
 }
 
 impl Verdict {
+    /// The verdict of a run that passed.
     pub fn pass() -> Self {
         Verdict {
             status: Status::Pass,
@@ -58,15 +67,19 @@ impl Verdict {
 
 /// One run to do.
 pub struct RunSpec<'a> {
+    /// The scenario to run.
     pub scenario: &'a Scenario,
+    /// The seed that fixes every draw of the run.
     pub seed: u64,
     /// Replay this plan instead of drawing one (an edited or shrunk plan).
     pub plan: Option<Vec<PlanEntry>>,
     /// Messages whose chaos is switched off (a shrunk report's).
     pub calm: Calm,
+    /// The invariants fed every event as it happens; the first violation ends the run.
     pub checkers: Vec<Box<dyn Invariant>>,
     /// Which events the run holds in memory (its hash covers all of them).
     pub keep: Keep,
+    /// The trace hash function (see [`Overrides::hash`]).
     pub hash: TraceHash,
     /// See [`Overrides::cut_at`].
     pub cut_at: Option<u64>,
@@ -100,7 +113,9 @@ impl<'a> RunSpec<'a> {
 /// shrunk plan, and messages kept calm), and how much of its trace it holds.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Overrides {
+    /// Replay this plan instead of drawing one; `None`: the seed draws it.
     pub plan: Option<Vec<PlanEntry>>,
+    /// Messages whose chaos is switched off.
     pub calm: Calm,
     /// By default the latest events ([`Keep::Last`]): a run of any length
     /// fits in bounded memory.
@@ -132,19 +147,28 @@ impl Overrides {
 pub struct RunOutcome {
     /// The scenario as it ran (with a swarm over configuration, the drawn one).
     pub scenario: Scenario,
+    /// The seed it ran.
     pub seed: u64,
+    /// How it ended; a pass unless something broke.
     pub verdict: Verdict,
+    /// What the swarm drew for the seed: fault kinds and message chaos.
     pub draw: SwarmDraw,
+    /// The fault plan it carried out, drawn or replayed.
     pub plan: Vec<PlanEntry>,
     /// The messages the run kept calm.
     pub calm: Calm,
+    /// Its events as [`RunSpec::keep`] held them, and the hash over all of them.
     pub trace: Trace,
+    /// The `sometimes` goals the nodes reached.
     pub coverage: BTreeSet<String>,
+    /// Numbers the checkers and the targeted faults report, by name.
     pub counters: BTreeMap<String, u64>,
+    /// How many messages the nodes sent; their ids run from 1 to this.
     pub messages: u64,
     /// The messages chaos dropped, duplicated or held back, by id in
     /// order; calm messages are not among them.
     pub chaos: Vec<(u64, Chaos)>,
+    /// True simulated time when the run ended, in ns since it began.
     pub sim_ns: u64,
     /// Set when an interruption cut the run short: how many events it had
     /// taken from its queue. Its verdict judges only the events before.
