@@ -529,14 +529,7 @@ impl FaultProfile {
                         && !down.iter().any(|(n, _)| *n == node)
                         && !self.spared.contains(&node)
                     {
-                        plan.push(PlanEntry {
-                            at_ns: t,
-                            action: Action::Crash { node },
-                        });
-                        plan.push(PlanEntry {
-                            at_ns: end,
-                            action: Action::Restart { node },
-                        });
+                        crash_until(&mut plan, node, t, end);
                         down.push((node, end));
                     }
                 }
@@ -550,14 +543,7 @@ impl FaultProfile {
                         if self.spared.contains(&node) {
                             continue;
                         }
-                        plan.push(PlanEntry {
-                            at_ns: t,
-                            action: Action::Crash { node },
-                        });
-                        plan.push(PlanEntry {
-                            at_ns: back,
-                            action: Action::Restart { node },
-                        });
+                        crash_until(&mut plan, node, t, back);
                         down.push((node, back));
                     }
                 }
@@ -684,11 +670,8 @@ fn disk_fault(
                 node,
                 per_million: range(rng, 0, 999_999) as u32,
             }));
-            plan.push(at(Action::Crash { node }));
-            plan.push(PlanEntry {
-                at_ns: t + range(rng, 1, ms.max(1)) * MS,
-                action: Action::Restart { node },
-            });
+            let back = t + range(rng, 1, ms.max(1)) * MS;
+            crash_until(plan, node, t, back);
             return true;
         }
         "fsync-error" => DiskFault::FsyncError,
@@ -697,13 +680,22 @@ fn disk_fault(
     };
     plan.push(at(Action::Disk { node, fault, ms }));
     if fault == DiskFault::ReadError {
-        plan.push(at(Action::Crash { node }));
-        plan.push(PlanEntry {
-            at_ns: t + range(rng, 1, (ms / 2).max(1)) * MS,
-            action: Action::Restart { node },
-        });
+        let back = t + range(rng, 1, (ms / 2).max(1)) * MS;
+        crash_until(plan, node, t, back);
     }
     false
+}
+
+/// `node` crashes at `at_ns` and boots again at `back_ns`.
+fn crash_until(plan: &mut Vec<PlanEntry>, node: NodeId, at_ns: u64, back_ns: u64) {
+    plan.push(PlanEntry {
+        at_ns,
+        action: Action::Crash { node },
+    });
+    plan.push(PlanEntry {
+        at_ns: back_ns,
+        action: Action::Restart { node },
+    });
 }
 
 /// A bridge: the sides cannot hear each other, the bridge node hears both.

@@ -15,7 +15,7 @@ pub use snapshot_matches_journal::SnapshotMatchesJournal;
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::super::events::SnapEvent;
+    use super::super::events::{SnapEvent, SnapValue};
     use sim::event::{Event, EventKind, ModelEvent};
 
     pub fn ev(i: u64, node: usize, m: SnapEvent) -> Event {
@@ -25,5 +25,21 @@ pub(crate) mod tests {
             node: Some(node),
             kind: EventKind::Model(ModelEvent::custom(&m)),
         }
+    }
+
+    /// Writer 2 of generation 1 writes `value` at `offset` with `stmt`.
+    pub fn store_write(i: u64, key: u32, offset: u64, value: Option<SnapValue>, stmt: &str) -> Event {
+        ev(
+            i,
+            0,
+            SnapEvent::StoreWrite {
+                key,
+                offset,
+                value,
+                stmt: stmt.into(),
+                writer: 2,
+                generation: 1,
+            },
+        )
     }
 }

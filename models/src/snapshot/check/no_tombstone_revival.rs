@@ -129,22 +129,11 @@ impl Invariant for NoTombstoneRevival {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::ev;
+    use super::super::tests::{ev, store_write};
     use super::*;
 
     fn write(i: u64, key: u32, offset: u64, value: Option<SnapValue>) -> Event {
-        ev(
-            i,
-            0,
-            SnapEvent::StoreWrite {
-                key,
-                offset,
-                value,
-                stmt: "update-if-le".into(),
-                writer: 2,
-                generation: 1,
-            },
-        )
+        store_write(i, key, offset, value, "update-if-le")
     }
 
     fn val(since: u64, last: u64) -> Option<SnapValue> {

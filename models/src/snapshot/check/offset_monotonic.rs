@@ -74,7 +74,7 @@ impl Invariant for OffsetMonotonic {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::ev;
+    use super::super::tests::{ev, store_write};
     use super::*;
     use crate::snapshot::events::SnapValue;
 
@@ -84,18 +84,7 @@ mod tests {
             last: offset,
             digest: 0,
         });
-        ev(
-            i,
-            0,
-            SnapEvent::StoreWrite {
-                key,
-                offset,
-                value,
-                stmt: "plain".into(),
-                writer: 2,
-                generation: 1,
-            },
-        )
+        store_write(i, key, offset, value, "plain")
     }
 
     #[test]

@@ -128,7 +128,7 @@ impl Invariant for SnapshotLiveness {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::ev;
+    use super::super::tests::{ev, store_write};
     use super::*;
     use crate::snapshot::events::SnapValue;
 
@@ -151,18 +151,7 @@ mod tests {
             last: offset,
             digest: 0,
         });
-        ev(
-            i,
-            0,
-            SnapEvent::StoreWrite {
-                key,
-                offset,
-                value,
-                stmt: "update-if-le".into(),
-                writer: 2,
-                generation: 1,
-            },
-        )
+        store_write(i, key, offset, value, "update-if-le")
     }
 
     fn heal(i: u64) -> Event {
