@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The first id a run gives a message.
-pub const FIRST_ID: u64 = 1;
+pub(crate) const FIRST_ID: u64 = 1;
 
 /// The set of calm message ids of a run; empty: every message meets its chaos.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -176,7 +176,7 @@ pub fn refuse_special(path: &Path) -> Result<(), String> {
 /// Whether `path` (through any links) is the null device: the one special
 /// file an output may name, since writing there blocks nothing, replaces
 /// nothing and keeps nothing.
-pub fn is_null_device(path: &Path) -> bool {
+pub(crate) fn is_null_device(path: &Path) -> bool {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let (Ok(m), Ok(null)) = (std::fs::metadata(path), std::fs::metadata("/dev/null")) else {
         return false;

@@ -15,9 +15,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Mutex;
 
 /// The exit code of a command ended by a signal (128 + SIGINT).
-pub const EXIT_SIGNAL: u8 = 130;
+pub(crate) const EXIT_SIGNAL: u8 = 130;
 /// The exit code of a command whose stdout was closed (128 + SIGPIPE).
-pub const EXIT_PIPE: u8 = 141;
+pub(crate) const EXIT_PIPE: u8 = 141;
 
 static SIGNALS: AtomicU32 = AtomicU32::new(0);
 static PIPE_CLOSED: AtomicBool = AtomicBool::new(false);
@@ -83,7 +83,7 @@ pub fn cut_runs() {
 
 /// Whether the run in progress should end now, as interrupted.
 #[inline]
-pub fn cut_now() -> bool {
+pub(crate) fn cut_now() -> bool {
     CUT_RUNS.load(Ordering::Relaxed) && linearizability::stop::requested()
 }
 
@@ -93,13 +93,13 @@ pub fn signalled() -> bool {
 }
 
 /// Records that stdout is gone: output stops and so does new work.
-pub fn pipe_closed() {
+pub(crate) fn pipe_closed() {
     PIPE_CLOSED.store(true, Ordering::SeqCst);
     linearizability::stop::request();
 }
 
 /// Whether stdout is gone (see [`pipe_closed`], [`stdout_failed`]).
-pub fn stdout_closed() -> bool {
+pub(crate) fn stdout_closed() -> bool {
     PIPE_CLOSED.load(Ordering::SeqCst)
 }
 

@@ -65,7 +65,7 @@ pub fn fork(old: &mut ChaCha8Rng, seed: u64, which: Stream) -> ChaCha8Rng {
 
 /// Node `node`'s stream for one step of an explored run, keyed by the
 /// node's state (its digest) instead of by the draws before it.
-pub fn keyed_stream(seed: u64, node: usize, key: u64) -> ChaCha8Rng {
+pub(crate) fn keyed_stream(seed: u64, node: usize, key: u64) -> ChaCha8Rng {
     let mut h = StableHasher::default();
     (seed, key).hash(&mut h);
     stream(h.finish(), Stream::Node(node))

@@ -44,7 +44,7 @@ pub const POLLS_PER_SIM_MS_MAX: u32 = 2_000;
 pub const CALLS_PER_POLL_MAX: u32 = 1_000_000;
 
 /// Most messages a node may hold unread.
-pub const INBOX_MAX: usize = 100_000;
+pub(crate) const INBOX_MAX: usize = 100_000;
 
 /// How long a node must have had nothing to wait on through dst before the
 /// end of the run calls it deadlocked: a task between two waits is not.
@@ -371,7 +371,7 @@ pub(crate) fn typed<M: Message, R: Record>(c: &mut Core) -> &mut Host<M, R> {
 /// to the node's tasks (woken, they run when the world yields), and what
 /// they produce comes back through the outbox. Dropping it (a crash, a
 /// halt) kills the node's tasks at once.
-pub struct HostMachine<M: Message, R: Record> {
+pub(crate) struct HostMachine<M: Message, R: Record> {
     node: NodeId,
     inc: u64,
     _types: PhantomData<fn() -> (M, R)>,

@@ -58,10 +58,11 @@ pub(crate) mod timer;
 mod wire;
 
 pub use ctx::{ClientRequest, Ctx, Fsync, LinkBroken, Next, Recv};
-pub use host::{HostMachine, Message, Record, CALLS_PER_POLL_MAX, DEADLOCK_QUIET_MS, INBOX_MAX, POLLS_PER_SIM_MS_MAX};
+pub(crate) use host::HostMachine;
+pub use host::{Message, Record, CALLS_PER_POLL_MAX, DEADLOCK_QUIET_MS, POLLS_PER_SIM_MS_MAX};
 pub use task::{spawn, JoinError, JoinHandle};
 pub use time::{
     now_mono_ns, now_wall_ns, random_u64, sleep, sleep_until_mono, timeout, timeout_at_mono, Elapsed, NodeRng, Sleep,
     Timeout,
 };
-pub use wire::{CallError, Envelope, ReplyTo, Wire};
+pub use wire::{CallError, Envelope, ReplyTo};

@@ -10,7 +10,7 @@ use serde::Serialize;
 /// request or the answer to one.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Wire<M> {
+pub(crate) enum Wire<M> {
     /// A message sent one way ([`super::Ctx::send`]).
     Tell(M),
     /// A request that waits for an answer ([`super::Ctx::call`]).

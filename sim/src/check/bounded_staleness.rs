@@ -11,7 +11,7 @@ const MS: u64 = 1_000_000;
 /// commit index from a leader that reached it earlier, so the highest index
 /// seen anywhere by a time is the highest any leader had reached by then.
 #[derive(Default)]
-pub struct BoundedStaleness {
+pub(crate) struct BoundedStaleness {
     /// (true time, highest commit index by then, event index), one entry per
     /// increase, in time order.
     commits: Vec<(u64, u64, u64)>,

@@ -23,7 +23,7 @@ const MS: i128 = 1_000_000;
 /// HLC only moves ahead of its own wall clock through a reported
 /// [`ModelEvent::Hlc`], and between two such moves it stays put while true
 /// time advances, so checking at those events is enough.
-pub struct HlcBounded {
+pub(crate) struct HlcBounded {
     max_clock_skew_ns: i128,
     nodes: BTreeMap<NodeId, Track>,
 }

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 /// in between. That only ever shortens a holding, so a report of overlap is
 /// always real.
 #[derive(Default)]
-pub struct LeaseExclusive {
+pub(crate) struct LeaseExclusive {
     clocks: BTreeMap<NodeId, Clock>,
     /// lease -> holder -> holding
     held: BTreeMap<u32, BTreeMap<NodeId, Holding>>,

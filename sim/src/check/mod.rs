@@ -12,15 +12,15 @@ mod no_double_apply;
 mod no_dual_leaders;
 mod state_machine_safety;
 
-pub use bounded_staleness::BoundedStaleness;
+pub(crate) use bounded_staleness::BoundedStaleness;
 pub use dst_history::DstHistory;
-pub use hlc_bounded::HlcBounded;
-pub use lease_exclusive::LeaseExclusive;
+pub(crate) use hlc_bounded::HlcBounded;
+pub(crate) use lease_exclusive::LeaseExclusive;
 pub use linearizable::Linearizable;
 pub use liveness::{Liveness, LivenessParams};
-pub use no_double_apply::NoDoubleApply;
-pub use no_dual_leaders::NoDualLeaders;
-pub use state_machine_safety::StateMachineSafety;
+pub(crate) use no_double_apply::NoDoubleApply;
+pub(crate) use no_dual_leaders::NoDualLeaders;
+pub(crate) use state_machine_safety::StateMachineSafety;
 
 use crate::event::Event;
 use serde::{Deserialize, Serialize};

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 /// instance begins at a reset (boot, or an installed snapshot) and must then
 /// apply reset+1, reset+2, .. with no repeat and no gap.
 #[derive(Default)]
-pub struct NoDoubleApply {
+pub(crate) struct NoDoubleApply {
     /// node -> (last applied index, event index that set it)
     last: BTreeMap<usize, (u64, u64)>,
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 /// wins the same epoch again was elected twice, which a durable vote or
 /// promise makes impossible.
 #[derive(Default)]
-pub struct NoDualLeaders {
+pub(crate) struct NoDualLeaders {
     /// epoch -> (leader, its incarnation, event index of its election)
     leaders: BTreeMap<Ballot, (usize, u64, u64)>,
     /// node -> boots seen

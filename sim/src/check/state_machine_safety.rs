@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 /// Apply (and every state-machine reset to a snapshot) carries a digest of
 /// the whole state, and the first digest seen at an index is the reference.
 #[derive(Default)]
-pub struct StateMachineSafety {
+pub(crate) struct StateMachineSafety {
     /// index -> (digest, node, event index)
     at: BTreeMap<u64, (u64, usize, u64)>,
 }
