@@ -1,17 +1,77 @@
 #![deny(missing_docs)]
 //! The runner: everything `dst` does with a registry, as library calls, so
-//! a user's own tests can fuzz a seed range or replay a regression corpus
-//! of their models exactly as the command line does.
+//! a user's own tests can fuzz a seed range, replay and shrink a failing
+//! seed, or keep a regression corpus of their models exactly as the
+//! command line does.
 //!
-//! ```no_run
-//! # fn my_registry() -> sim::registry::Registry { sim::registry::Registry::new() }
-//! let registry = my_registry();
-//! // Every seed of 0..200: no unexpected violation, every coverage goal reached.
-//! let summary = dst_runner::fuzz(&registry, &dst_runner::FuzzOptions::seeds("my-scenario", 0..200)).unwrap();
-//! assert!(summary.ok(), "{}", summary.failures().join("\n"));
-//! // Every line of the corpus keeps its outcome.
-//! dst_runner::corpus(&registry, "seeds/regression.jsonl").unwrap();
 //! ```
+//! use dst_runner::FuzzOptions;
+//! use sim::registry::{ModelDef, Registry, Setup};
+//! # use sim::machine::{Io, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
+//! # use sim::workload::{apply_to_map, ClientReply, ClientReq, KvMap};
+//! # #[derive(Clone, Debug, serde::Serialize)]
+//! # enum NoMsg {}
+//! # impl MsgInfo for NoMsg {
+//! #     fn kind(&self) -> &'static str {
+//! #         match *self {}
+//! #     }
+//! # }
+//! # #[derive(Default)]
+//! # struct InMemory {
+//! #     map: KvMap,
+//! # }
+//! # impl Machine for InMemory {
+//! #     type Msg = NoMsg;
+//! #     type Rec = ();
+//! #     fn boot(&mut self, _: &mut Io<Self>) {}
+//! #     fn on_message(&mut self, _: NodeId, m: NoMsg, _: &mut Io<Self>) {
+//! #         match m {}
+//! #     }
+//! #     fn on_timer(&mut self, _: TimerId, _: &mut Io<Self>) {}
+//! #     fn on_client(&mut self, req: ClientReq, io: &mut Io<Self>) {
+//! #         let result = apply_to_map(&mut self.map, &req.op);
+//! #         io.reply(req.req_id, ClientReply::Ok(result));
+//! #     }
+//! #     fn on_fsynced(&mut self, _: SyncTicket, _: &mut Io<Self>) {}
+//! # }
+//!
+//! // The store of sim's front page, which keeps its data in memory alone,
+//! // with a scenario where nodes crash and one where none does.
+//! fn registry() -> Registry {
+//!     let mut registry = Registry::new();
+//!     registry.add(ModelDef::new("in-memory", "a store that keeps nothing on disk", |_: Setup<'_, serde::de::IgnoredAny>| {
+//!         Ok(|_| InMemory::default())
+//!     }));
+//!     for (name, crash) in [("calm", false), ("crashing", true)] {
+//!         registry.scenario(&format!(
+//!             r#"{{"name": "{name}", "model": "in-memory", "nodes": 1, "invariants": ["linearizable"],
+//!                 "faults": {{"swarm": false, "crash": {crash}, "pause": false, "partition": false, "link": false}}}}"#
+//!         ));
+//!     }
+//!     registry
+//! }
+//!
+//! // Every seed of 0..20 passes where nothing crashes: no unexpected
+//! // violation, every coverage goal reached.
+//! let calm = dst_runner::fuzz(&registry(), &FuzzOptions::seeds("calm", 0..20))?;
+//! assert!(calm.ok(), "{}", calm.failures().join("\n"));
+//!
+//! // Where nodes crash, acknowledged writes are lost: one line per failing
+//! // seed, with the command that replays it.
+//! let crashing = dst_runner::fuzz(&registry(), &FuzzOptions::seeds("crashing", 0..20))?;
+//! let failures = crashing.failures();
+//! assert!(!crashing.ok() && !failures.is_empty());
+//! assert!(failures.iter().all(|line| line.contains("linearizable")), "{failures:?}");
+//!
+//! // Each seed replays to the same trace, on a fresh thread and from its own fault plan.
+//! dst_runner::replays(registry, &registry().load("crashing")?, 0..3, &[])?;
+//! # Ok::<(), String>(())
+//! ```
+//!
+//! [`corpus`] replays a regression corpus line by line, [`shrink::shrink`]
+//! makes a failing report smaller, [`search`] and [`mutants`] hunt by
+//! coverage and over every bug switch, and [`explore`] walks every run
+//! within small bounds.
 
 pub mod audit;
 pub mod ci;
