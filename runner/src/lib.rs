@@ -6,9 +6,8 @@
 //!
 //! ```
 //! use dst_runner::FuzzOptions;
-//! use sim::registry::{ModelDef, Registry, Setup};
-//! # use sim::machine::{Io, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
-//! # use sim::workload::{apply_to_map, ClientReply, ClientReq, KvMap};
+//! use sim::{ModelDef, Registry, Setup};
+//! # use sim::{apply_to_map, ClientReply, ClientReq, Io, KvMap, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
 //! # #[derive(Clone, Debug, serde::Serialize)]
 //! # enum NoMsg {}
 //! # impl MsgInfo for NoMsg {

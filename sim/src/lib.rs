@@ -9,10 +9,8 @@
 //! lost an acknowledged write.
 //!
 //! ```
-//! use sim::machine::{Io, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
-//! use sim::registry::{ModelDef, Registry, Setup};
-//! use sim::workload::{apply_to_map, ClientReply, ClientReq, KvMap};
-//! use sim::{Scenario, Status};
+//! use sim::{apply_to_map, ClientReply, ClientReq, Io, KvMap, Machine, MsgInfo, NodeId};
+//! use sim::{ModelDef, Registry, Scenario, Setup, Status, SyncTicket, TimerId};
 //!
 //! #[derive(Clone, Debug, serde::Serialize)]
 //! enum NoMsg {}
@@ -76,6 +74,14 @@
 //! whose hash is the same wherever the seed is replayed. Campaigns over many
 //! seeds (fuzz, shrink, search) are the `dst-runner` crate's, the command
 //! line the `dst-cli` crate's.
+//!
+//! What a model needs is re-exported here at the root: the contract
+//! ([`Machine`], [`Io`], [`MsgInfo`]), its registration ([`Registry`],
+//! [`ModelDef`], [`Setup`], [`Bug`], [`InvariantDef`]), events and checkers
+//! of its own ([`Event`], [`ModelEvent`], [`CustomEvent`], [`Invariant`],
+//! [`Violation`]), the clients' requests ([`ClientReq`], [`ClientReply`])
+//! and one run ([`Scenario`], [`run`], [`Verdict`]). The modules hold the
+//! rest, for the crates above and for tools of one's own.
 
 pub mod async_node;
 pub mod bounds;
@@ -106,7 +112,13 @@ pub mod vary;
 pub mod workload;
 pub mod world;
 
+// What a model and its test name, at the root: the contract, the registry,
+// the events and checkers of its own, the client's requests and a run.
+pub use check::{Invariant, Violation};
+pub use event::{CustomEvent, Event, ModelEvent};
 pub use linearizability::{mem, one_line};
-pub use machine::{Io, Machine, MsgInfo, NodeId};
+pub use machine::{DiskError, Io, Machine, MsgInfo, NodeId, Now, SyncTicket, TimerId};
+pub use registry::{Bug, InvariantDef, ModelDef, Registry, Setup};
 pub use scenario::Scenario;
+pub use workload::{apply_to_map, ClientReply, ClientReq, KvMap, KvOp, KvResult};
 pub use world::{run, Overrides, RunOutcome, RunSpec, Status, Verdict};
