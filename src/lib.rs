@@ -4,7 +4,7 @@
 //! registered through the same public path a user's own binary would use.
 
 /// The built-in models and the releases of raft-rs, openraft and omnipaxos, with their scenarios.
-pub fn registry() -> sim::registry::Registry {
+pub fn registry() -> sim::Registry {
     let mut registry = models::registry();
     raft_rs_example::register(&mut registry);
     openraft_example::register(&mut registry);

@@ -5,7 +5,7 @@
 use dst_runner::{report, run_seed_with, Class};
 use sim::report::Style;
 use sim::trace::Keep;
-use sim::world::Overrides;
+use sim::Overrides;
 use std::path::Path;
 
 fn holding(keep: Keep) -> Overrides {
@@ -58,7 +58,7 @@ fn a_passing_bounded_run_holds_n_to_2n_latest_events() {
     let s = reg.load("raft-partitions").unwrap();
     let (whole, _) = run_seed_with(&reg, &s, 3, &[], holding(Keep::All)).unwrap();
     let (small, _) = run_seed_with(&reg, &s, 3, &[], holding(Keep::Last(64))).unwrap();
-    assert_eq!(small.verdict.status, sim::world::Status::Pass);
+    assert_eq!(small.verdict.status, sim::Status::Pass);
     assert_eq!(small.trace.hash_hex(), whole.trace.hash_hex());
     let held = small.trace.events();
     assert!((64..=128).contains(&held.len()), "{}", held.len());

@@ -1,10 +1,10 @@
-//! The memory cap of `dst check` (`sim::mem::cap_from_here`), with dst's
+//! The memory cap of `dst check` (`linearizability::mem::cap_from_here`), with dst's
 //! counting allocator as this test binary's, as it is the `dst` binary's.
 
 #[global_allocator]
-static ALLOC: sim::mem::Counting = sim::mem::Counting;
+static ALLOC: linearizability::mem::Counting = linearizability::mem::Counting;
 
-use sim::mem;
+use linearizability::mem;
 
 #[test]
 fn a_cap_is_crossed_rearmed_and_lifted_on_this_thread_only() {

@@ -8,9 +8,9 @@
 //! scenario's `fault_ms_max` revive nothing; and the scenario as it is now
 //! refuses the plan, whose crash of node 2 it spares.
 
-use sim::nemesis::{Action, PlanEntry};
+use sim::fault::{Action, PlanEntry};
 use sim::report::Report;
-use sim::world::Overrides;
+use sim::Overrides;
 use std::path::Path;
 
 const KEPT: &str = concat!(
@@ -18,14 +18,14 @@ const KEPT: &str = concat!(
     "/tests/data/snapshot-guard-expired-outage.json"
 );
 
-fn kept() -> (sim::registry::Registry, Report, sim::Scenario) {
+fn kept() -> (sim::Registry, Report, sim::Scenario) {
     let reg = dst::registry();
     let (r, s) = dst_runner::load_report(&reg, Path::new(KEPT)).expect("the kept report loads");
     (reg, r, s)
 }
 
 /// Whether `seed` of the kept report's scenario, run with `plan`, revives a key.
-fn revives(reg: &sim::registry::Registry, s: &sim::Scenario, seed: u64, plan: &[PlanEntry]) -> bool {
+fn revives(reg: &sim::Registry, s: &sim::Scenario, seed: u64, plan: &[PlanEntry]) -> bool {
     let fixed = Overrides {
         plan: Some(plan.to_vec()),
         ..Overrides::default()
@@ -91,7 +91,7 @@ fn the_scenario_now_spares_an_owner_and_refuses_the_plan_that_stops_it() {
     let (reg, r, _) = kept();
     let now = reg.load("snapshot-guard-expired").unwrap();
     assert!(now.faults.spared.contains(&2));
-    let e = sim::nemesis::check_plan(&r.plan, now.nodes, &now.faults.spared).unwrap_err();
+    let e = sim::fault::check_plan(&r.plan, now.nodes, &now.faults.spared).unwrap_err();
     assert!(e.contains("stops node 2, which the scenario spares"), "{e}");
     // The report with the scenario as it is now is refused as it is read.
     let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(KEPT).unwrap()).unwrap();

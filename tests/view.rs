@@ -258,7 +258,7 @@ fn markup_in_a_report_is_shown_as_text_and_runs_nothing() {
     let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&r).unwrap()).unwrap();
     poison(&mut v, "");
     // A report is read only if its trace matches its hash: the poisoned trace gets its own.
-    let trace: Vec<sim::event::Event> = serde_json::from_value(v["trace"].clone()).unwrap();
+    let trace: Vec<sim::Event> = serde_json::from_value(v["trace"].clone()).unwrap();
     v["trace_hash"] = sim::trace::Trace::hash_of(&trace, sim::trace::TraceHash::Words).into();
     let bad = dir.join("bad.json");
     std::fs::write(&bad, v.to_string()).unwrap();

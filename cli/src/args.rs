@@ -1,7 +1,7 @@
 //! The command line's arguments.
 
 use clap::{Parser, Subcommand};
-use sim::lin::JepsenModel;
+use linearizability::JepsenModel;
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -496,7 +496,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "VALUE", allow_hyphen_values = true)]
     pub initial: Option<String>,
     /// Search steps allowed per key before the verdict is "unknown".
-    #[arg(long, default_value_t = sim::lin::CHECK_BUDGET_PER_KEY)]
+    #[arg(long, default_value_t = linearizability::CHECK_BUDGET_PER_KEY)]
     pub budget: u64,
     /// MiB the check may hold at once: the text being read, the history,
     /// each key's decision and the search's cache, counted as glibc's
@@ -504,7 +504,7 @@ pub struct CheckArgs {
     /// resident memory stays within some 32 MB above it). Past it,
     /// reading stops or the key at hand is left, and the verdict is
     /// "unknown" unless a key is found not linearizable.
-    #[arg(long, value_name = "MIB", default_value_t = sim::lin::DEFAULT_MEMO_MIB_MAX,
+    #[arg(long, value_name = "MIB", default_value_t = linearizability::DEFAULT_MEMO_MIB_MAX,
           alias = "memo-mib-max",
           value_parser = clap::value_parser!(u64).range(1..=1 << 40))]
     pub max_mib: u64,

@@ -9,8 +9,7 @@
 use super::Exit;
 use dst_runner::run_seed_lean;
 use madsim::net::Endpoint;
-use sim::registry::Registry;
-use sim::scenario::Scenario;
+use sim::{Registry, Scenario};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -81,11 +80,11 @@ fn measure(reg: &Registry, s: &Scenario, seeds: u64) -> Result<Cost, String> {
         peak: None,
     };
     for seed in 0..seeds {
-        let mark = sim::mem::mark();
+        let mark = linearizability::mem::mark();
         let start = Instant::now();
         let (out, _) = run_seed_lean(reg, s, seed, &[], false)?;
         c.wall_s += start.elapsed().as_secs_f64();
-        let peak = sim::mem::peak_since(mark);
+        let peak = linearizability::mem::peak_since(mark);
         c.peak = c.peak.max(peak);
         c.events += out.trace.len() as u64;
         c.messages += out.messages;

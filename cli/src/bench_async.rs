@@ -5,9 +5,7 @@
 
 use dst_runner::run_seed_lean;
 use sim::async_node::Ctx;
-use sim::machine::{Io, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
-use sim::registry::{ModelDef, Registry, Setup};
-use sim::workload::ClientReq;
+use sim::{ClientReq, Io, Machine, ModelDef, MsgInfo, NodeId, Registry, Setup, SyncTicket, TimerId};
 use std::time::{Duration, Instant};
 
 const EVERY_NS: u64 = 2_000_000;

@@ -3,11 +3,11 @@
 //! time per history, on generated histories and on a scenario's traces.
 
 use dst_runner::run_seed_with;
-use sim::lin::gen::{inject_stale_read, register_history, Shape};
-use sim::lin::gen_kv::{kv_history, KvShape};
-use sim::lin::{check, Checked, DstHistory, DstKv, History, Model, Options, Outcome, Register};
-use sim::registry::Registry;
-use sim::scenario::Scenario;
+use linearizability::gen::{inject_stale_read, register_history, Shape};
+use linearizability::gen_kv::{kv_history, KvShape};
+use linearizability::{check, Checked, DstKv, History, Model, Options, Outcome, Register};
+use sim::lin::DstHistory;
+use sim::{Registry, Scenario};
 use std::time::Instant;
 
 #[derive(serde::Serialize)]
@@ -62,7 +62,7 @@ pub(super) fn rows(
     json: bool,
 ) -> Result<Vec<CheckerRow>, String> {
     let opts = Options {
-        budget_per_key: sim::lin::CHECK_BUDGET_PER_KEY,
+        budget_per_key: linearizability::CHECK_BUDGET_PER_KEY,
         ..Options::default()
     };
     let register = Register::new();
@@ -109,7 +109,7 @@ pub(super) fn rows(
     let mut traced_runs = Vec::new();
     for seed in (0..seeds).filter(|_| traced.is_some()) {
         let scenario = traced.expect("filtered");
-        let whole = sim::world::Overrides::default().keeping_all();
+        let whole = sim::Overrides::default().keeping_all();
         let (out, _) = run_seed_with(reg, scenario, seed, &[], whole)?;
         let start = Instant::now();
         let mut history = DstHistory::default();
@@ -141,14 +141,14 @@ pub(super) fn rows(
 }
 
 fn timed<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options) -> Run {
-    let heap = sim::mem::mark();
+    let heap = linearizability::mem::mark();
     let start = Instant::now();
     let checked = check(model, h, opts);
     Run {
         seconds: start.elapsed().as_secs_f64(),
         ops: h.ops.len(),
         checked,
-        peak_heap_bytes: sim::mem::peak_since(heap),
+        peak_heap_bytes: linearizability::mem::peak_since(heap),
     }
 }
 

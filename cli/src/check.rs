@@ -5,22 +5,23 @@
 use super::args::{CheckArgs, HistoryFormat};
 use super::Exit;
 use clap::ValueEnum;
-use serde_json::{json, Value as Json};
-use sim::lin::parse_jepsen_edn::{self, Value};
-use sim::lin::{
-    self, Checked, Events, History, JepsenModel, JepsenOps, Model, ModelUser, Op, Options, Outcome, ParseError,
+use linearizability::parse_jepsen_edn::{self, Value};
+use linearizability::{
+    self as lin, Checked, Events, History, JepsenModel, JepsenOps, Model, ModelUser, Op, Options, Outcome, ParseError,
 };
-use sim::text_input::TextInput;
+use serde_json::{json, Value as Json};
+use sim::host::TextInput;
+use sim::lin::parse_dst;
 
 /// Ops of the longest partial linearization shown in text output.
 const SHOWN: usize = 10;
 
-pub fn main(reg: &sim::registry::Registry, args: &CheckArgs) -> Exit {
+pub fn main(reg: &sim::Registry, args: &CheckArgs) -> Exit {
     let started = std::time::Instant::now();
-    let heap = sim::mem::mark();
+    let heap = linearizability::mem::mark();
     // Everything from here counts against one cap: the text read, the
     // history, each key's decision and search.
-    sim::mem::cap_from_here(args.max_mib << 20);
+    linearizability::mem::cap_from_here(args.max_mib << 20);
     let file = args.history.display().to_string();
     let initial = match args.initial.as_deref().map(Value::parse).transpose() {
         Ok(v) => v,
@@ -54,7 +55,7 @@ pub fn main(reg: &sim::registry::Registry, args: &CheckArgs) -> Exit {
         memo_bytes_max: args.max_mib << 20,
         interruptible: true,
     };
-    if let Some(Err(e)) = args.html.as_deref().map(sim::files::refuse_special) {
+    if let Some(Err(e)) = args.html.as_deref().map(sim::host::files::refuse_special) {
         return refuse(&mut input, &e);
     }
     let wanted = Wanted {
@@ -99,14 +100,14 @@ pub fn main(reg: &sim::registry::Registry, args: &CheckArgs) -> Exit {
         }
         HistoryFormat::Json => match input.rest() {
             Ok(text) => dst_history(reg, &text).map(|h| judge(&lin::DstKv, &h, &opts, "event", wanted)),
-            Err(message) if sim::mem::over_cap() => Err(ParseError { line: None, message }),
+            Err(message) if linearizability::mem::over_cap() => Err(ParseError { line: None, message }),
             Err(e) => return bad(&e),
         },
     };
     // Reading stops where it passes the memory cap: that is the verdict,
     // whatever the reader made of the text cut short.
     let judged = match judged {
-        Err(_) if sim::mem::over_cap() => Ok(over_cap_reading(args.max_mib)),
+        Err(_) if linearizability::mem::over_cap() => Ok(over_cap_reading(args.max_mib)),
         j => j,
     };
     // A reader stops at the first bad line; a fault of the file further on
@@ -122,7 +123,7 @@ pub fn main(reg: &sim::registry::Registry, args: &CheckArgs) -> Exit {
     };
     if let (Some(path), Some(view)) = (&args.html, &judged.view) {
         let page = crate::view::page(&file, view);
-        if let Err(e) = sim::files::write_atomic(path, page.as_bytes()) {
+        if let Err(e) = sim::host::files::write_atomic(path, page.as_bytes()) {
             return bad(&format!("view not written: {e}"));
         }
     }
@@ -139,7 +140,7 @@ pub fn main(reg: &sim::registry::Registry, args: &CheckArgs) -> Exit {
         judged.json["seconds"] = json!({"read_and_parse": (total - search).max(0.0), "search": search, "total": total});
         // The most heap the command held at once (null where dst's counting
         // allocator is not the program's).
-        judged.json["peak_heap_bytes"] = json!(sim::mem::peak_since(heap));
+        judged.json["peak_heap_bytes"] = json!(linearizability::mem::peak_since(heap));
         let mut text = judged.json.to_string();
         if let Some(list) = &judged.linearized {
             text.insert_str(1, &format!("\"linearized\":{list},"));
@@ -283,7 +284,7 @@ struct Wanted<'a> {
 }
 
 fn judge<M: Model>(model: &M, h: &History<M::Input, M::Output>, opts: &Options, unit: &str, wanted: Wanted) -> Judged {
-    if sim::mem::over_cap() {
+    if linearizability::mem::over_cap() {
         return over_cap_reading(opts.memo_bytes_max >> 20);
     }
     let mut v = verdict(model, h, opts, unit, wanted.json);
@@ -445,22 +446,19 @@ fn op_json<M: Model>(model: &M, op: &Op<M::Input, M::Output>) -> Json {
 
 /// The history of a dst report or of event lines; a compact report's whole
 /// trace is regenerated from its seed first.
-fn dst_history(
-    reg: &sim::registry::Registry,
-    text: &str,
-) -> Result<lin::History<sim::workload::KvOp, sim::workload::KvResult>, ParseError> {
-    if !lin::parse_dst::is_report(text) {
-        return lin::parse_dst::parse(text);
+fn dst_history(reg: &sim::Registry, text: &str) -> Result<lin::History<sim::KvOp, sim::KvResult>, ParseError> {
+    if !parse_dst::is_report(text) {
+        return parse_dst::parse(text);
     }
     let r = sim::report::Report::parse(text).map_err(ParseError::whole)?;
     let r = match r.is_compact() {
         false => r,
         // The run is made again whole: its own checkers must judge it as
         // they did, whatever the cap (what it leaves counts against it).
-        true => sim::mem::uncapped(|| {
+        true => linearizability::mem::uncapped(|| {
             dst_runner::report_scenario(reg, &r).and_then(|s| dst_runner::with_full_trace(reg, &s, r))
         })
         .map_err(ParseError::whole)?,
     };
-    lin::parse_dst::of_report(&r)
+    parse_dst::of_report(&r)
 }

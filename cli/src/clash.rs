@@ -5,8 +5,8 @@
 //! `view R` writes `R.html` beside the report.
 
 use super::args::{Cmd, CorpusOut, VerdictOut};
-use sim::registry::Registry;
 use sim::report::beside;
+use sim::Registry;
 use std::path::{Path, PathBuf};
 
 type Named = Vec<(&'static str, PathBuf)>;
@@ -16,7 +16,7 @@ pub(super) fn check(reg: &Registry, cmd: &Cmd) -> Result<(), String> {
     let (ins, outs) = paths(reg, cmd);
     let ins: Vec<(&str, &Path)> = ins.iter().map(|(w, p)| (*w, p.as_path())).collect();
     let outs: Vec<(&str, &Path)> = outs.iter().map(|(w, p)| (*w, p.as_path())).collect();
-    sim::files::distinct(&ins, &outs)
+    sim::host::files::distinct(&ins, &outs)
 }
 
 /// A scenario argument read from a file: a built-in name reads nothing,

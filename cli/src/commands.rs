@@ -2,10 +2,8 @@
 
 use super::Exit;
 use dst_runner::{self as runner, load_report, run_seed, run_seed_with, Class};
-use sim::registry::Registry;
 use sim::report::Report;
-use sim::scenario::Scenario;
-use sim::world::Overrides;
+use sim::{Overrides, Registry, Scenario};
 use std::path::{Path, PathBuf};
 
 pub fn list(reg: &Registry, json: bool) -> Exit {
@@ -103,7 +101,7 @@ pub fn run(
     json: bool,
 ) -> Exit {
     // One run may take minutes: a signal ends it, with its report.
-    sim::interrupt::cut_runs();
+    sim::host::interrupt::cut_runs();
     let scenario = match reg.load(name) {
         Ok(s) => s,
         Err(e) => return Exit::Bad(e),
@@ -116,7 +114,7 @@ pub fn run(
         true => p,
         false => style.path(p),
     });
-    if let Some(Err(e)) = report.as_deref().map(sim::files::refuse_special) {
+    if let Some(Err(e)) = report.as_deref().map(sim::host::files::refuse_special) {
         return Exit::Bad(e);
     }
     let (out, wall_ms) = match run_seed(reg, &scenario, seed, bugs, None) {
@@ -125,7 +123,7 @@ pub fn run(
     };
     let class = reg.classify(&out, &scenario, bugs);
     let path = report.clone().or_else(|| {
-        (out.verdict.status != sim::world::Status::Pass)
+        (out.verdict.status != sim::Status::Pass)
             .then(|| style.path(runner::report_path(Path::new("reports"), &scenario.name, seed, bugs)))
     });
     let written = match &path {
@@ -218,7 +216,7 @@ pub fn full_path(report: &Path) -> PathBuf {
 /// messages, compared with it; `full` also writes the report with every
 /// event there.
 pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, json: bool) -> Exit {
-    sim::interrupt::cut_runs();
+    sim::host::interrupt::cut_runs();
     let (r, scenario) = match load_report(reg, path) {
         Ok(x) => x,
         Err(e) => return Exit::Bad(e),
@@ -227,7 +225,7 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
         .iter()
         .chain(html.then(|| sim::report::beside(path, "html")).as_ref())
     {
-        if let Err(e) = sim::files::refuse_special(dest) {
+        if let Err(e) = sim::host::files::refuse_special(dest) {
             return Exit::Bad(e);
         }
     }
@@ -241,7 +239,7 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
     let same_hash = out.trace.hash_hex() == r.trace_hash;
     // A compact report's saved events are a window; where the replay
     // hashes the same, the whole saved trace is the replayed one.
-    let whole: Option<&[sim::event::Event]> = match (&r.window, same_hash) {
+    let whole: Option<&[sim::Event]> = match (&r.window, same_hash) {
         (None, _) => Some(&r.trace),
         (Some(_), true) => Some(out.trace.events()),
         (Some(_), false) => None,
@@ -314,7 +312,7 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
             out.verdict.invariant,
             out.trace.hash_hex()
         );
-        if out.verdict.status == sim::world::Status::Error {
+        if out.verdict.status == sim::Status::Error {
             sim::outln!("  now ended: {}", out.verdict.message.as_deref().unwrap_or(""));
         }
         if let Some(i) = divergence {
@@ -332,16 +330,16 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
 /// Re-check `trace` (the report's whole trace: saved, or regenerated for a
 /// compact report) with the scenario's checkers, offline. Whether it agrees
 /// with the recorded verdict, and what it found.
-fn offline_verdict(reg: &Registry, scenario: &Scenario, r: &Report, trace: &[sim::event::Event]) -> (bool, String) {
-    if r.verdict.status == sim::world::Status::Error {
+fn offline_verdict(reg: &Registry, scenario: &Scenario, r: &Report, trace: &[sim::Event]) -> (bool, String) {
+    if r.verdict.status == sim::Status::Error {
         return (true, "skipped (the run ended in an error)".into());
     }
     let checkers = match reg.checkers(scenario) {
         Ok(c) => c,
         Err(e) => return (false, format!("impossible ({e})")),
     };
-    match sim::check::check_trace(trace, checkers, r.stats.sim_ns) {
-        Ok(()) if r.verdict.status == sim::world::Status::Pass => (true, "pass, as recorded".into()),
+    match sim::check_trace(trace, checkers, r.stats.sim_ns) {
+        Ok(()) if r.verdict.status == sim::Status::Pass => (true, "pass, as recorded".into()),
         Ok(()) => (false, "pass, but the report records a violation".into()),
         Err(v) if r.verdict.invariant.as_deref() == Some(v.invariant.as_str()) && r.verdict.evidence == v.evidence => {
             (true, format!("{} at events {:?}, as recorded", v.invariant, v.evidence))
@@ -359,7 +357,7 @@ fn offline_verdict(reg: &Registry, scenario: &Scenario, r: &Report, trace: &[sim
 /// The first event (by number) where the replay `now` and the report's
 /// `saved` events differ. A compact report's window may agree everywhere
 /// it looks while its gaps differ: then none can be named.
-fn first_divergence(now: &[sim::event::Event], r: &Report) -> Option<u64> {
+fn first_divergence(now: &[sim::Event], r: &Report) -> Option<u64> {
     for e in &r.trace {
         match now.get(e.i as usize) {
             Some(n) if n == e => {}

@@ -4,8 +4,7 @@
 use super::args::CorpusOut;
 use dst_runner::grow::{self, Candidate};
 use dst_runner::record::{fingerprint, FuzzRecord};
-use sim::registry::Registry;
-use sim::scenario::Scenario;
+use sim::{Registry, Scenario};
 use std::path::Path;
 
 /// Refuses a corpus file that cannot be grown before any seed runs.

@@ -6,9 +6,7 @@ use super::Exit;
 use dst_runner::{self as runner, Class};
 use sim::explore::search::{Found, Limits, Order, Progress, Summary};
 use sim::explore::Bounds;
-use sim::registry::Registry;
-use sim::scenario::Scenario;
-use sim::world::{RunOutcome, Status};
+use sim::{Registry, RunOutcome, Scenario, Status};
 use std::time::Instant;
 
 pub fn main(reg: &Registry, a: &ExploreArgs) -> Exit {
@@ -115,7 +113,7 @@ pub fn main(reg: &Registry, a: &ExploreArgs) -> Exit {
 /// A violation found, written as an ordinary report.
 struct Written {
     class: Class,
-    verdict: sim::world::Verdict,
+    verdict: sim::Verdict,
     depth: usize,
     deviations: u32,
     events: u64,
@@ -132,7 +130,7 @@ fn write_found(reg: &Registry, a: &ExploreArgs, scenario: &Scenario, f: Found<Ru
     let style = a.style.style();
     let name = format!("{}-explore", scenario.name);
     let path = style.path(runner::report_path(&a.report_dir, &name, a.seed, &a.bugs));
-    sim::files::refuse_special(&path)?;
+    sim::host::files::refuse_special(&path)?;
     let r = runner::report(reg, &out, class, scenario, a.seed, &a.bugs, 0, &path, style)?;
     r.write(&path)?;
     Ok(Written {

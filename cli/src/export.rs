@@ -6,7 +6,7 @@ use std::path::Path;
 /// The formats `--format` takes.
 const FORMATS: &[&str] = &["perfetto"];
 
-pub fn main(reg: &sim::registry::Registry, path: &Path, format: &str, out: Option<&Path>) -> Exit {
+pub fn main(reg: &sim::Registry, path: &Path, format: &str, out: Option<&Path>) -> Exit {
     if !FORMATS.contains(&format) {
         return Exit::Bad(format!(
             "unknown export format '{format}' (known: {})",
@@ -14,7 +14,7 @@ pub fn main(reg: &sim::registry::Registry, path: &Path, format: &str, out: Optio
         ));
     }
     // Refused before the work, and before anything is read, as for run --report.
-    if let Some(Err(e)) = out.map(sim::files::refuse_special) {
+    if let Some(Err(e)) = out.map(sim::host::files::refuse_special) {
         return Exit::Bad(e);
     }
     let report = match dst_runner::read_full_report(reg, path) {
@@ -27,7 +27,7 @@ pub fn main(reg: &sim::registry::Registry, path: &Path, format: &str, out: Optio
     match out {
         None => sim::outln!("{text}"),
         Some(p) => {
-            if let Err(e) = sim::files::write_atomic(p, text.as_bytes()) {
+            if let Err(e) = sim::host::files::write_atomic(p, text.as_bytes()) {
                 return Exit::Bad(e);
             }
             sim::outln!(

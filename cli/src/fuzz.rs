@@ -9,7 +9,7 @@ use dst_runner::claim::Claims;
 use dst_runner::cursor::{self, Cursor};
 use dst_runner::record::{FuzzRecord, SeedSpan, ShardOf};
 use dst_runner::{ci, fuzz_from, parse_seeds, parse_shard, FuzzOptions, SeedDone};
-use sim::registry::Registry;
+use sim::Registry;
 use std::time::Duration;
 
 /// With no seed range and no budget, fuzz runs about this long.
@@ -174,7 +174,7 @@ fn cursor_start(
     shard: (u64, u64),
     hi: u64,
 ) -> Result<(String, Option<u64>), String> {
-    sim::files::refuse_special(path)?;
+    sim::host::files::refuse_special(path)?;
     let scenarios = if a.scenario == "all" {
         reg.scenarios().to_vec()
     } else {
@@ -217,19 +217,19 @@ pub fn shard_from_env(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<(u6
 pub(crate) fn publish(rec: &FuzzRecord, out: &VerdictOut) -> Exit {
     if let Some(path) = &out.summary {
         let text = serde_json::to_vec_pretty(rec).unwrap_or_default();
-        if let Err(e) = sim::files::write_atomic(path, &text) {
+        if let Err(e) = sim::host::files::write_atomic(path, &text) {
             return Exit::Bad(format!("summary not written: {e}"));
         }
     }
     if let Some(path) = &out.junit {
-        if let Err(e) = sim::files::write_atomic(path, ci::junit(rec).as_bytes()) {
+        if let Err(e) = sim::host::files::write_atomic(path, ci::junit(rec).as_bytes()) {
             return Exit::Bad(format!("JUnit XML not written: {e}"));
         }
     }
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
         use std::io::Write;
         // A FIFO would block the command and a link would write elsewhere.
-        let appended = sim::files::refuse_special(std::path::Path::new(&path)).and_then(|()| {
+        let appended = sim::host::files::refuse_special(std::path::Path::new(&path)).and_then(|()| {
             std::fs::OpenOptions::new()
                 .append(true)
                 .create(true)
@@ -253,7 +253,7 @@ pub(crate) fn check_targets(out: &VerdictOut) -> Result<(), String> {
     [&out.summary, &out.junit]
         .into_iter()
         .flatten()
-        .try_for_each(|p| sim::files::refuse_special(p))
+        .try_for_each(|p| sim::host::files::refuse_special(p))
 }
 
 /// Up to ten seeds, and how many more there are: a count and its list

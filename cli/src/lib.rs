@@ -4,7 +4,7 @@
 //!
 //! ```no_run
 //! fn main() -> std::process::ExitCode {
-//!     let mut registry = sim::registry::Registry::new();
+//!     let mut registry = sim::Registry::new();
 //!     // registry.add(my_model()); registry.scenario(include_str!("../scenarios/mine.json"));
 //!     dst_cli::main(registry)
 //! }
@@ -35,8 +35,8 @@ pub use args::{Cli, Cmd};
 pub use progress::parse_duration;
 
 use clap::Parser;
-use sim::one_line::one_line;
-use sim::registry::Registry;
+use linearizability::one_line::one_line;
+use sim::Registry;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
@@ -64,7 +64,7 @@ pub fn main(registry: Registry) -> ExitCode {
         .with_env_filter(log_filter())
         .with_writer(std::io::stderr)
         .try_init();
-    sim::interrupt::install();
+    sim::host::interrupt::install();
     run(&registry, std::env::args_os())
 }
 
@@ -93,7 +93,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    sim::world::install_panic_hook();
+    sim::outcome::install_panic_hook();
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     if let Some(argv0) = args.first() {
         dst_runner::hint::set_program(argv0);
@@ -111,7 +111,7 @@ where
     };
     let r = registry;
     if let Err(e) = clash::check(r, &cli.cmd) {
-        sim::errln!("dst: {}", sim::one_line::one_line(&e));
+        sim::errln!("dst: {}", linearizability::one_line::one_line(&e));
         return ExitCode::from(2);
     }
     let exit = match cli.cmd {
@@ -213,16 +213,16 @@ where
             return ExitCode::from(2);
         }
     };
-    if let Some(e) = sim::interrupt::stdout_error() {
+    if let Some(e) = sim::host::interrupt::stdout_error() {
         sim::errln!("dst: cannot write to stdout: {e}");
         return ExitCode::from(2);
     }
-    ExitCode::from(sim::interrupt::exit_code().unwrap_or(code))
+    ExitCode::from(sim::host::interrupt::exit_code().unwrap_or(code))
 }
 
 /// The one line after a summary that an interruption cut short.
 pub(crate) fn interrupted_note(what: &str) {
-    if sim::interrupt::signalled() {
+    if sim::host::interrupt::signalled() {
         sim::errln!("dst: interrupted: {what}");
     }
 }

@@ -3,7 +3,7 @@
 use super::args::MergeArgs;
 use super::Exit;
 use dst_runner::record::{merge, FuzzRecord};
-use sim::registry::Registry;
+use sim::Registry;
 
 pub fn main(reg: &Registry, a: &MergeArgs) -> Exit {
     if let Err(e) = super::fuzz::check_targets(&a.out).and_then(|_| super::corpus::check(&a.corpus)) {

@@ -3,7 +3,7 @@
 
 use super::Exit;
 use dst_runner::mutants::{mutants, targets, Hunt, HuntOptions};
-use sim::registry::Registry;
+use sim::Registry;
 use std::path::Path;
 
 pub fn main(
@@ -26,7 +26,7 @@ pub fn main(
         Ok(j) => j,
         Err(e) => return Exit::Bad(e),
     };
-    if let Err(e) = sim::files::check_dir(dir) {
+    if let Err(e) = sim::host::files::check_dir(dir) {
         return Exit::Bad(e);
     }
     let guided = how.guided;

@@ -2,7 +2,7 @@
 //! (at most one every few seconds) otherwise, so CI logs stay readable.
 
 use indicatif::{ProgressBar, ProgressStyle};
-use sim::one_line::one_line;
+use linearizability::one_line::one_line;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 

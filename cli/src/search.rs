@@ -4,7 +4,7 @@
 use super::args::SearchArgs;
 use super::Exit;
 use dst_runner::search::{search, Point, SearchOptions, Side};
-use sim::registry::Registry;
+use sim::Registry;
 
 pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
     if a.runs == 0 {

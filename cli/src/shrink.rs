@@ -1,8 +1,8 @@
 //! `dst shrink REPORT`: the runner's shrinking, printed.
 
 use super::Exit;
-use sim::net::Chaos;
-use sim::registry::Registry;
+use sim::fault::Chaos;
+use sim::Registry;
 use std::path::{Path, PathBuf};
 
 /// Messages with chaos left that a line lists by id.

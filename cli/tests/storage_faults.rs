@@ -10,10 +10,10 @@ mod common;
 use common::{NoMsg, TicketEvent, UniqueTickets, Waiting};
 use dst_runner::{fuzz, FuzzOptions};
 use serde::Deserialize;
-use sim::event::EventKind;
-use sim::machine::{DiskError, Io, Machine, NodeId, SyncTicket, TimerId};
-use sim::registry::{Bug, InvariantDef, ModelDef, Registry, Setup};
-use sim::workload::{ClientReply, ClientReq, KvResult};
+use sim::{
+    Bug, ClientReply, ClientReq, DiskError, EventKind, InvariantDef, Io, KvResult, Machine, ModelDef, NodeId, Registry,
+    Setup, SyncTicket, TimerId,
+};
 
 #[derive(Clone, Copy, Default)]
 struct Bugs {
@@ -218,7 +218,7 @@ fn storage_faults_replay_exactly() {
         assert_eq!(a.trace.hash_hex(), b.trace.hash_hex(), "seed {seed}");
         assert!(a.plan.iter().any(|e| matches!(
             e.action,
-            sim::nemesis::Action::Disk { .. } | sim::nemesis::Action::DiskRot { .. }
+            sim::fault::Action::Disk { .. } | sim::fault::Action::DiskRot { .. }
         )));
     }
 }

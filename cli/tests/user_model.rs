@@ -7,9 +7,10 @@ mod common;
 use common::{NoMsg, TicketEvent, UniqueTickets, Waiting};
 use dst_runner::{fuzz, FuzzOptions};
 use serde::Deserialize;
-use sim::machine::{Io, Machine, NodeId, SyncTicket, TimerId};
-use sim::registry::{Bug, InvariantDef, ModelDef, Registry, Setup};
-use sim::workload::{ClientReply, ClientReq, KvResult};
+use sim::{
+    Bug, ClientReply, ClientReq, InvariantDef, Io, KvResult, Machine, ModelDef, NodeId, Registry, Setup, SyncTicket,
+    TimerId,
+};
 use std::process::ExitCode;
 
 /// A ticket dispenser: each node hands out increasing numbers and keeps the

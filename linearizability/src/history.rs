@@ -1,5 +1,5 @@
 //! Histories: operations with their invoke and completion positions, built
-//! by a parser (or from dst's trace events, in `sim::lin`) one client at a
+//! by a parser (or from dst's trace events, in `sim::lin::DstHistory`) one client at a
 //! time.
 
 use crate::one_line::one_line;

@@ -1,5 +1,5 @@
 //! The systems under test that ship with dst, each a sans-IO
-//! [`sim::machine::Machine`] with its catalogued bug switches, registered
+//! [`sim::Machine`] with its catalogued bug switches, registered
 //! through the same public path as any user's model.
 
 pub mod cluster;
@@ -8,7 +8,7 @@ pub mod snapshot;
 
 pub mod scenarios;
 
-use sim::registry::Registry;
+use sim::Registry;
 
 /// Adds the built-in models and their scenarios to `registry`.
 pub fn register(registry: &mut Registry) {

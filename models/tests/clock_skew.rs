@@ -12,9 +12,9 @@ const SEEDS: u64 = 60;
 fn beyond_the_bound_hlc_bounded_holds_for_whole_runs() {
     let reg = registry();
     let mut s = reg.load("raft-skew-beyond-bound").unwrap();
-    assert_eq!(s.expect, sim::scenario::Expect::Violation("lease-exclusive".into()));
+    assert_eq!(s.expect, sim::Expect::Violation("lease-exclusive".into()));
     s.invariants.retain(|i| i != "lease-exclusive");
-    s.expect = sim::scenario::Expect::Pass;
+    s.expect = sim::Expect::Pass;
     let mut refused = 0;
     for seed in 0..SEEDS {
         let out = reg.run(&s, seed, &[], None).unwrap();
@@ -30,7 +30,7 @@ fn the_same_skew_with_the_unchecked_update_breaks_hlc_bounded() {
     let reg = registry();
     let mut s = reg.load("raft-skew-beyond-bound").unwrap();
     s.invariants.retain(|i| i != "lease-exclusive");
-    s.expect = sim::scenario::Expect::Pass;
+    s.expect = sim::Expect::Pass;
     let bugs = vec!["hlc-unchecked-update".to_string()];
     let caught = (0..SEEDS)
         .filter(|seed| {

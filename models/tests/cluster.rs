@@ -100,7 +100,7 @@ fn a_bad_cluster_config_is_one_line_not_a_panic() {
 fn a_grant_answering_an_earlier_request_is_dated_from_it() {
     let reg = registry();
     let s = reg.load("cluster-epochs").unwrap();
-    let plan: Vec<sim::nemesis::PlanEntry> = serde_json::from_str(
+    let plan: Vec<sim::fault::PlanEntry> = serde_json::from_str(
         r#"[{"at_ns": 439000000, "action": "pause", "node": 3, "ms": 225}, {"at_ns": 817000000, "action": "pause", "node": 3, "ms": 320}, {"at_ns": 976000000, "action": "crash", "node": 2}, {"at_ns": 1535000000, "action": "link", "from": 2, "to": 0, "drop_per_million": 310908, "delay_ms_extra": 177}, {"at_ns": 1765000000, "action": "restart", "node": 2}, {"at_ns": 1873000000, "action": "link", "from": 2, "to": 3, "drop_per_million": 469406, "delay_ms_extra": 135}, {"at_ns": 2088000000, "action": "link", "from": 0, "to": 1, "drop_per_million": 400140, "delay_ms_extra": 133}, {"at_ns": 2244000000, "action": "heal"}, {"at_ns": 2251000000, "action": "pause", "node": 1, "ms": 53}, {"at_ns": 2620000000, "action": "heal"}, {"at_ns": 2636000000, "action": "crash", "node": 2}, {"at_ns": 2683000000, "action": "heal"}, {"at_ns": 2821000000, "action": "pause", "node": 3, "ms": 335}, {"at_ns": 3077000000, "action": "pause", "node": 3, "ms": 276}, {"at_ns": 3343000000, "action": "restart", "node": 2}, {"at_ns": 3519968538, "action": "pause", "node": 3, "ms": 335}, {"at_ns": 3678000000, "action": "pause", "node": 3, "ms": 161}]"#,
     )
     .unwrap();

@@ -3,7 +3,7 @@
 //! (where madsim reseeds std's hasher per runtime) and on another thread.
 
 use models::registry;
-use sim::scenario::Expect;
+use sim::Expect;
 
 const SEEDS_PER_SCENARIO: u64 = 70;
 

@@ -6,9 +6,8 @@
 
 mod support;
 
-use sim::event::{Event, EventKind};
 use sim::explore::Bounds;
-use sim::world::RunOutcome;
+use sim::{Event, EventKind, RunOutcome};
 
 fn natural(scenario: &str, ops: u32) -> RunOutcome {
     let sc = models::registry().load(scenario).unwrap();

@@ -3,9 +3,8 @@
 //! repeatable as any run (it is part of the plan a report keeps).
 
 use dst_runner::run_seed_with;
-use sim::event::{Event, EventKind, ModelEvent};
-use sim::nemesis::{Action, PlanEntry};
-use sim::world::{Overrides, RunOutcome};
+use sim::fault::{Action, PlanEntry};
+use sim::{Event, EventKind, ModelEvent, Overrides, RunOutcome};
 
 const AT_NS: u64 = 2_000_000_000;
 
@@ -114,7 +113,7 @@ fn two_forks_with_one_seed_do_not_replay_drawn_randomness() {
     }
     .keeping_all();
     let out = run_seed_with(&reg, &sc, 1, &[], o).unwrap().0;
-    assert_eq!(out.verdict.status, sim::world::Status::Pass, "{:?}", out.verdict);
+    assert_eq!(out.verdict.status, sim::Status::Pass, "{:?}", out.verdict);
     let mut writes: Vec<u64> = out
         .trace
         .events()

@@ -5,9 +5,8 @@
 
 use dst_runner::{self as runner, cause, load_report, run_seed, run_seed_with, shrink::shrink};
 use models::registry;
-use sim::calm::Calm;
-use sim::registry::Registry;
-use sim::Overrides;
+use sim::fault::Calm;
+use sim::{Overrides, Registry};
 use std::path::PathBuf;
 
 const SCENARIO: &str = "raft-snapshot";

@@ -8,8 +8,7 @@ mod support;
 
 use dst_runner::run_seed_with;
 use sim::explore::Bounds;
-use sim::world::{Overrides, RunOutcome, Status};
-use sim::Scenario;
+use sim::{Overrides, RunOutcome, Scenario, Status};
 
 /// The natural explored run of `sc`, cut where its choices end (at
 /// `depth`, or where it meets a state it passed before).

@@ -2,9 +2,8 @@
 //! fault lands at the moment it names, read back from the trace alone.
 
 use models::registry;
-use sim::event::{DropCause, Event, EventKind, ModelEvent, Role};
-use sim::nemesis::{Action, BurstFault, PlanEntry, Trigger};
-use sim::{NodeId, RunOutcome, Status};
+use sim::fault::{Action, BurstFault, PlanEntry, Trigger};
+use sim::{DropCause, Event, EventKind, ModelEvent, NodeId, Role, RunOutcome, Status};
 
 const MS: u64 = 1_000_000;
 

@@ -44,7 +44,7 @@ pub fn check(r: &FuzzRecord) -> Result<(), String> {
         tally(&s.tally, r.seeds, shard)
             .and_then(|()| findings(s, &r.bugs))
             .and_then(|()| verdict(r, i))
-            .map_err(|e| format!("scenario {}: {e}", sim::one_line::one_line(&s.scenario)))?;
+            .map_err(|e| format!("scenario {}: {e}", linearizability::one_line::one_line(&s.scenario)))?;
     }
     let ok = r.scenarios.iter().all(|s| s.ok) && (!r.interrupted || r.merged.is_empty());
     if r.ok != ok {
@@ -129,7 +129,7 @@ fn tally(t: &Tally, seeds: SeedSpan, shard: ShardOf) -> Result<(), String> {
         if *n == 0 || *n > t.seeds {
             return Err(format!(
                 "goal {} reached by {n} of {} seeds",
-                sim::one_line::one_line(g),
+                linearizability::one_line::one_line(g),
                 t.seeds
             ));
         }
@@ -137,7 +137,7 @@ fn tally(t: &Tally, seeds: SeedSpan, shard: ShardOf) -> Result<(), String> {
         if !runs(first) {
             return Err(format!(
                 "goal {} first reached at seed {first}, which shard {}/{} of its range does not run",
-                sim::one_line::one_line(g),
+                linearizability::one_line::one_line(g),
                 shard.index,
                 shard.count
             ));
@@ -148,7 +148,7 @@ fn tally(t: &Tally, seeds: SeedSpan, shard: ShardOf) -> Result<(), String> {
         if *n != shown {
             return Err(format!(
                 "{n} seeds violate {}, but {shown} findings name it",
-                sim::one_line::one_line(c)
+                linearizability::one_line::one_line(c)
             ));
         }
     }
@@ -159,7 +159,7 @@ fn tally(t: &Tally, seeds: SeedSpan, shard: ShardOf) -> Result<(), String> {
     {
         return Err(format!(
             "a finding names {}, which it counts no seed violating",
-            sim::one_line::one_line(f)
+            linearizability::one_line::one_line(f)
         ));
     }
     Ok(())
@@ -180,7 +180,9 @@ fn findings(s: &ScenarioRecord, bugs: &[String]) -> Result<(), String> {
             return Err(format!(
                 "seed {seed} is called {}expected, which its cause {} is not",
                 if f.expected { "" } else { "un" },
-                f.cause.as_deref().map_or("(none)".into(), sim::one_line::one_line)
+                f.cause
+                    .as_deref()
+                    .map_or("(none)".into(), linearizability::one_line::one_line)
             ));
         }
         if !f.trace_hash.is_empty() && !sim::hash::is_hex_hash(&f.trace_hash) {

@@ -1,6 +1,6 @@
 //! Campaigns that share one cursor file. Each takes its seeds from the
 //! file a block at a time, under the file's lock (see
-//! [`sim::files::locked`]): the block is written off in the cursor
+//! [`sim::host::files::locked`]): the block is written off in the cursor
 //! before any of its seeds runs, so no two campaigns ever run the same
 //! seed. What a campaign claimed and did not run (a budget or an
 //! interruption ended it) goes back to the cursor as a free stretch that
@@ -81,7 +81,7 @@ impl Claims {
     fn claim(&mut self) -> Result<Option<Gap>, String> {
         let (campaign, lo, hi, block, n_sc) = (self.campaign.clone(), self.lo, self.hi, self.block, self.scenarios);
         let path = self.path.clone();
-        sim::files::locked(&path, || {
+        sim::host::files::locked(&path, || {
             let mut c = Cursor::load(&path, &campaign)?.unwrap_or_else(|| Cursor {
                 format: FORMAT.into(),
                 campaign: campaign.clone(),
@@ -141,7 +141,7 @@ impl Claims {
                 to_seed: g.to_seed,
             };
             let (path, campaign) = (self.path.clone(), self.campaign.clone());
-            let given = sim::files::locked(&path, || {
+            let given = sim::host::files::locked(&path, || {
                 let Some(mut c) = Cursor::load(&path, &campaign)? else {
                     return Err(format!("cursor {} disappeared while the campaign ran", path.display()));
                 };

@@ -4,7 +4,7 @@
 
 use super::{run_seed, run_seed_with};
 use serde::{Deserialize, Serialize};
-use sim::registry::Registry;
+use sim::Registry;
 use std::path::Path;
 
 /// One line of the corpus: a run and the outcome it must keep.
@@ -41,10 +41,10 @@ pub struct CorpusCase {
     /// The scenario as it ran, as JSON: it runs instead of the named one.
     pub config: serde_json::Value,
     /// The fault plan the run follows instead of drawing one.
-    pub plan: Vec<sim::nemesis::PlanEntry>,
+    pub plan: Vec<sim::fault::PlanEntry>,
     /// The messages, by id, that chaos leaves alone.
     #[serde(default)]
-    pub calm: sim::calm::Calm,
+    pub calm: sim::fault::Calm,
 }
 
 /// Replays every line of the corpus at `path`. `Ok` holds the lines read;
@@ -52,13 +52,13 @@ pub struct CorpusCase {
 /// one per line of text.
 pub fn corpus(registry: &Registry, path: impl AsRef<Path>) -> Result<Vec<CorpusLine>, String> {
     let path = path.as_ref();
-    let text = sim::files::read_input_text(path, sim::files::INPUT_BYTES_MAX)
+    let text = sim::host::files::read_input_text(path, sim::host::files::INPUT_BYTES_MAX)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut lines = Vec::new();
     let mut wrong = Vec::new();
     for (i, raw) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let at = format!("{}:{}", path.display(), i + 1);
-        let line: CorpusLine = match sim::strict::from_str(raw) {
+        let line: CorpusLine = match sim::host::strict::from_str(raw) {
             Ok(l) => l,
             Err(e) => {
                 wrong.push(format!("{at}: {e}"));
@@ -84,28 +84,28 @@ pub fn corpus(registry: &Registry, path: impl AsRef<Path>) -> Result<Vec<CorpusL
 }
 
 /// Runs a line: its seed of the named scenario, or its attached case.
-fn run_line(registry: &Registry, line: &CorpusLine) -> Result<sim::world::RunOutcome, String> {
+fn run_line(registry: &Registry, line: &CorpusLine) -> Result<sim::RunOutcome, String> {
     let Some(case) = &line.case else {
         let s = registry.load(&line.scenario)?;
         return run_seed(registry, &s, line.seed, &line.bugs, None).map(|(out, _)| out);
     };
-    let scenario: sim::scenario::Scenario = serde_json::from_value(case.config.clone())
-        .map_err(|e| sim::one_line::one_line(&format!("the line's case is not a scenario: {e}")))?;
+    let scenario: sim::Scenario = serde_json::from_value(case.config.clone())
+        .map_err(|e| linearizability::one_line::one_line(&format!("the line's case is not a scenario: {e}")))?;
     registry
         .validate(&scenario, &line.bugs)
-        .and_then(|_| sim::nemesis::check_plan(&case.plan, scenario.nodes, &scenario.faults.spared))
-        .map_err(|e| sim::one_line::one_line(&e))?;
-    let fixed = sim::world::Overrides {
+        .and_then(|_| sim::fault::check_plan(&case.plan, scenario.nodes, &scenario.faults.spared))
+        .map_err(|e| linearizability::one_line::one_line(&e))?;
+    let fixed = sim::Overrides {
         plan: Some(case.plan.clone()),
         calm: case.calm.clone(),
-        ..sim::world::Overrides::default()
+        ..sim::Overrides::default()
     };
     run_seed_with(registry, &scenario, line.seed, &line.bugs, fixed).map(|(out, _)| out)
 }
 
-fn outcome_name(out: &sim::world::RunOutcome) -> String {
+fn outcome_name(out: &sim::RunOutcome) -> String {
     match (out.verdict.status, super::cause(out)) {
-        (sim::world::Status::Pass, _) => "pass".into(),
+        (sim::Status::Pass, _) => "pass".into(),
         (_, Some(c)) => c,
         (_, None) => "error".into(),
     }

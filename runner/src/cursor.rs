@@ -2,7 +2,7 @@
 //! run (tomorrow night's) continues there instead of repeating seeds.
 
 use serde::{Deserialize, Serialize};
-use sim::scenario::Scenario;
+use sim::Scenario;
 use std::path::Path;
 
 /// The format tag every cursor file carries; [`Cursor::load`] refuses any other.
@@ -50,13 +50,14 @@ pub fn campaign(scenarios: &[Scenario], bugs: &[String], shard: (u64, u64)) -> S
 impl Cursor {
     /// The cursor at `path`, or none if there is no file yet; the error is one line.
     pub fn load(path: &Path, campaign: &str) -> Result<Option<Cursor>, String> {
-        let text = match sim::files::read_input_text(path, sim::files::SMALL_INPUT_BYTES_MAX) {
+        let text = match sim::host::files::read_input_text(path, sim::host::files::SMALL_INPUT_BYTES_MAX) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(format!("cannot read cursor {}: {e}", path.display())),
         };
-        let c: Cursor = sim::strict::from_str(&text)
-            .map_err(|e| sim::one_line::one_line(&format!("cursor {}: not a dst cursor ({e})", path.display())))?;
+        let c: Cursor = sim::host::strict::from_str(&text).map_err(|e| {
+            linearizability::one_line::one_line(&format!("cursor {}: not a dst cursor ({e})", path.display()))
+        })?;
         if c.format != FORMAT {
             return Err(format!(
                 "cursor {}: format {} (this dst reads {FORMAT})",
@@ -129,6 +130,6 @@ impl Cursor {
     /// Writes the cursor to `path` as JSON, whole or not at all; the error is one line.
     pub fn save(&self, path: &Path) -> Result<(), String> {
         let text = serde_json::to_vec_pretty(self).map_err(|e| format!("cannot encode cursor: {e}"))?;
-        sim::files::write_atomic(path, &text)
+        sim::host::files::write_atomic(path, &text)
     }
 }

@@ -6,10 +6,8 @@
 use super::outcome::{self, Class};
 use super::tally::{Declared, Judge, Tally};
 use super::{pool, run_seed_lean};
-use sim::one_line::one_line;
-use sim::registry::Registry;
-use sim::scenario::{Expect, Scenario};
-use sim::world::Status;
+use linearizability::one_line::one_line;
+use sim::{Expect, Registry, Scenario, Status};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -108,7 +106,7 @@ impl ReportBudget {
         if used.total >= self.cap.total || n >= self.cap.per_signature {
             return Room::Capped;
         }
-        if let Some(free) = sim::files::free_bytes(dir).filter(|f| *f < self.cap.min_free) {
+        if let Some(free) = sim::host::files::free_bytes(dir).filter(|f| *f < self.cap.min_free) {
             let line = format!(
                 "only {} MB free in {} (under the {} MB --min-free): no more reports are written; the fuzzing goes on",
                 free >> 20,
@@ -329,7 +327,7 @@ pub fn fuzz_from(
         registry.validate(s, &opts.bugs)?;
     }
     if let Some(dir) = &opts.report_dir {
-        sim::files::check_dir(dir)?;
+        sim::host::files::check_dir(dir)?;
     }
     let (shard_i, shard_n) = opts.shard;
     if shard_n == 0 || shard_i >= shard_n {
@@ -376,7 +374,7 @@ pub fn fuzz_from(
         tallies,
         bugs: opts.bugs.clone(),
         took: started.elapsed(),
-        interrupted: sim::interrupt::stopping(),
+        interrupted: sim::host::interrupt::stopping(),
         unwritten,
         reports_stopped: budget.disk_low(),
         deferred: shard_n > 1 && !opts.judge_slice,

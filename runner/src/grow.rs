@@ -7,10 +7,7 @@
 
 use super::corpus::{CorpusCase, CorpusLine};
 use super::{load_report, outcome, run_seed, shrink, Finding};
-use sim::event::Event;
-use sim::registry::Registry;
-use sim::scenario::{Expect, Scenario};
-use sim::world::Verdict;
+use sim::{Event, Expect, Registry, Scenario, Verdict};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -93,8 +90,8 @@ pub fn known_signatures(path: &Path) -> Result<BTreeSet<String>, String> {
 /// The corpus's text, empty if there is no file yet; a path that is not a
 /// plain file is refused.
 fn read_corpus(path: &Path) -> Result<String, String> {
-    sim::files::refuse_special(path)?;
-    match sim::files::read_input_text(path, sim::files::INPUT_BYTES_MAX) {
+    sim::host::files::refuse_special(path)?;
+    match sim::host::files::read_input_text(path, sim::host::files::INPUT_BYTES_MAX) {
         Ok(t) => Ok(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
         Err(e) => Err(format!("cannot read corpus {}: {e}", path.display())),
@@ -104,8 +101,12 @@ fn read_corpus(path: &Path) -> Result<String, String> {
 fn signatures_in(text: &str, path: &Path) -> Result<BTreeSet<String>, String> {
     let mut known = BTreeSet::new();
     for (i, raw) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let line: CorpusLine = sim::strict::from_str(raw).map_err(|e| {
-            sim::one_line::one_line(&format!("corpus {}:{}: not a corpus line ({e})", path.display(), i + 1))
+        let line: CorpusLine = sim::host::strict::from_str(raw).map_err(|e| {
+            linearizability::one_line::one_line(&format!(
+                "corpus {}:{}: not a corpus line ({e})",
+                path.display(),
+                i + 1
+            ))
         })?;
         known.extend(line.signature);
     }
@@ -130,7 +131,7 @@ pub fn grow(
     let mut grown = Grown::default();
     let mut fresh = BTreeSet::new();
     for c in candidates {
-        if sim::interrupt::stopping() {
+        if sim::host::interrupt::stopping() {
             break;
         }
         let cause = c.finding.cause.clone().unwrap_or_else(|| "error".into());
@@ -179,8 +180,12 @@ fn line_for(
     shrink_runs: u64,
     scratch: &Path,
 ) -> Result<CorpusLine, String> {
-    sim::files::check_dir(scratch)?;
-    let stem = format!(".dst-grow-{}-{}", sim::files::name_from_data(&c.scenario.name), c.seed);
+    sim::host::files::check_dir(scratch)?;
+    let stem = format!(
+        ".dst-grow-{}-{}",
+        sim::host::files::name_from_data(&c.scenario.name),
+        c.seed
+    );
     let full = scratch.join(format!("{stem}.json"));
     let small = scratch.join(format!("{stem}.shrunk.json"));
     let result = (|| {
@@ -221,7 +226,7 @@ fn line_for(
             seed: c.seed,
             bugs: bugs.to_vec(),
             expect,
-            why: sim::one_line::one_line(&format!("fuzz found {cause}: {described} ({note}){until}")),
+            why: linearizability::one_line::one_line(&format!("fuzz found {cause}: {described} ({note}){until}")),
             signature: Some(sig.to_string()),
             case: Some(CorpusCase {
                 config: r.config,
@@ -241,7 +246,7 @@ fn line_for(
 /// have added the same kind meanwhile, so the check and the write are one
 /// step under the corpus's lock. False if the kind was there.
 fn append_new(path: &Path, line: &CorpusLine, sig: &str) -> Result<bool, String> {
-    sim::files::locked(path, || {
+    sim::host::files::locked(path, || {
         let mut text = read_corpus(path)?;
         if signatures_in(&text, path)?.contains(sig) {
             return Ok(false);
@@ -251,7 +256,7 @@ fn append_new(path: &Path, line: &CorpusLine, sig: &str) -> Result<bool, String>
         }
         text.push_str(&serde_json::to_string(line).map_err(|e| format!("cannot encode a corpus line: {e}"))?);
         text.push('\n');
-        sim::files::write_atomic(path, text.as_bytes()).map_err(|e| format!("corpus not written: {e}"))?;
+        sim::host::files::write_atomic(path, text.as_bytes()).map_err(|e| format!("corpus not written: {e}"))?;
         Ok(true)
     })
 }

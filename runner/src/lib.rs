@@ -95,12 +95,10 @@ pub use outcome::{cause, cause_of, classify, describe, report, report_path, unde
 pub use replays::replays;
 pub use tally::{Declared, Finding, Judge, Tally};
 
-use sim::nemesis::PlanEntry;
-use sim::one_line::one_line;
-use sim::registry::Registry;
-use sim::scenario::Scenario;
+use linearizability::one_line::one_line;
+use sim::fault::PlanEntry;
 use sim::trace::{Keep, TraceHash};
-use sim::world::{Overrides, RunOutcome};
+use sim::{Overrides, Registry, RunOutcome, Scenario};
 
 /// Runs one seed and times it. A panic in the harness itself (not in a
 /// model: that is a finding inside the outcome) becomes an error line.
@@ -151,7 +149,7 @@ pub fn run_seed_lean(
     };
     let mut out = run_guarded(registry, scenario, seed, bugs, fixed)?;
     let simple =
-        out.verdict.status == sim::world::Status::Pass && out.verdict.evidence.is_empty() && !outcome::undecided(&out);
+        out.verdict.status == sim::Status::Pass && out.verdict.evidence.is_empty() && !outcome::undecided(&out);
     if out.trace.hash_kind() == TraceHash::Off && !simple {
         let keep = match out.verdict.evidence.is_empty() {
             true => Keep::Last(HELD_LEAN),
@@ -222,7 +220,7 @@ pub(crate) fn run_guarded(
         format!(
             "harness panicked on {} seed {seed}: {}",
             scenario.name,
-            sim::world::panic_text(&p)
+            sim::outcome::panic_text(&p)
         )
     })?
 }
@@ -394,7 +392,7 @@ pub fn report_scenario(registry: &Registry, r: &sim::report::Report) -> Result<S
         .map_err(|e| one_line(&format!("the report's scenario is invalid: {e}")))?;
     registry
         .validate(&scenario, &r.bugs)
-        .and_then(|_| sim::nemesis::check_plan(&r.plan, scenario.nodes, &scenario.faults.spared))
+        .and_then(|_| sim::fault::check_plan(&r.plan, scenario.nodes, &scenario.faults.spared))
         .map_err(|e| one_line(&e))?;
     Ok(scenario)
 }

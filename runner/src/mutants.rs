@@ -9,8 +9,7 @@ use crate::{pool, run_seed_lean};
 use serde::Serialize;
 use sim::explore::search::{Limits, Order};
 use sim::explore::Bounds;
-use sim::registry::Registry;
-use sim::world::Status;
+use sim::{Registry, Status};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -202,7 +201,7 @@ impl MutantsSummary {
 
 /// Every bug switch and real bug of the registry, or only those named.
 pub fn targets(registry: &Registry, only: &[String]) -> Result<Vec<Target>, String> {
-    let switch = |(_, b): (_, &sim::registry::Bug)| Target {
+    let switch = |(_, b): (_, &sim::Bug)| Target {
         bug: b.id.to_string(),
         source: "switch",
         scenario: b.scenario.to_string(),
@@ -210,7 +209,7 @@ pub fn targets(registry: &Registry, only: &[String]) -> Result<Vec<Target>, Stri
         invariants: b.invariants.iter().map(|s| s.to_string()).collect(),
         release: None,
     };
-    let real = |(_, b): (_, &sim::registry::RealBug)| Target {
+    let real = |(_, b): (_, &sim::RealBug)| Target {
         bug: b.id.to_string(),
         source: "real",
         scenario: b.scenario.to_string(),
@@ -315,7 +314,7 @@ pub fn mutants(
     MutantsSummary {
         hunts,
         controls,
-        interrupted: sim::interrupt::stopping(),
+        interrupted: sim::host::interrupt::stopping(),
     }
 }
 
@@ -344,7 +343,7 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path, style: 
     };
     let skip = passed_over(&h.target, &registry.expected_causes(&scenario));
     for seed in 0..max_seeds {
-        if sim::interrupt::stopping() {
+        if sim::host::interrupt::stopping() {
             break;
         }
         h.seeds = seed + 1;
@@ -467,7 +466,7 @@ fn hunt_explored(registry: &Registry, target: &Target, limits: Limits) -> Explor
     let b = limits.bounds;
     let mut walks = vec![("all", Order::Breadth, b, false)];
     walks.extend(
-        sim::world::one_fault_kind_each(&scenario, b)
+        sim::outcome::one_fault_kind_each(&scenario, b)
             .into_iter()
             .map(|(kind, b)| (kind, Order::Breadth, b, false)),
     );

@@ -1,11 +1,10 @@
 //! Turning a run into a verdict a user can act on: expected or not, and a
 //! report on disk with the command that replays it.
 
-pub use sim::world::{cause, cause_of, classify, Class, PANIC};
+pub use sim::outcome::{cause, cause_of, classify, Class, PANIC};
 
 use sim::report::{Report, Stats, Style};
-use sim::scenario::Scenario;
-use sim::world::{RunOutcome, Status};
+use sim::{RunOutcome, Scenario, Status};
 use std::path::{Path, PathBuf};
 
 /// Whether some check of the run ran out of its budget without a verdict
@@ -17,10 +16,10 @@ pub fn undecided(out: &RunOutcome) -> bool {
 /// Where a run's report goes in `dir`: named after the scenario, the seed
 /// and the bugs, each name made safe first (they come from data).
 pub fn report_path(dir: &Path, scenario: &str, seed: u64, bugs: &[String]) -> PathBuf {
-    let mut name = format!("{}-{seed}", sim::files::name_from_data(scenario));
+    let mut name = format!("{}-{seed}", sim::host::files::name_from_data(scenario));
     for b in bugs {
         name.push('-');
-        name.push_str(&sim::files::name_from_data(b));
+        name.push_str(&sim::host::files::name_from_data(b));
     }
     // File systems refuse names past 255 bytes; several long bug names
     // would pass that. The cut name keeps a hash of the whole one, so two
@@ -42,7 +41,7 @@ const REPORT_NAME_MAX: usize = 200;
 /// the report keeps, the seed is run again holding them.
 #[allow(clippy::too_many_arguments)]
 pub fn report(
-    registry: &sim::registry::Registry,
+    registry: &sim::Registry,
     out: &RunOutcome,
     class: Class,
     scenario: &Scenario,

@@ -33,7 +33,7 @@ where
             let tx = tx.clone();
             let (items, work) = (&items, &work);
             s.spawn(move || loop {
-                if sim::interrupt::stopping() || deadline.is_some_and(|d| Instant::now() >= d) {
+                if sim::host::interrupt::stopping() || deadline.is_some_and(|d| Instant::now() >= d) {
                     return;
                 }
                 let next = items.lock().map(|mut it| it.next()).unwrap_or(None);

@@ -4,7 +4,7 @@
 use super::fuzz::FuzzSummary;
 use super::tally::{Declared, Judge, Tally};
 use serde::{Deserialize, Serialize};
-use sim::scenario::{Expect, Scenario};
+use sim::{Expect, Scenario};
 use std::path::PathBuf;
 
 /// The summary format this dst writes and reads.
@@ -162,10 +162,10 @@ impl FuzzRecord {
 
     /// Reads a summary file; the error is one line.
     pub fn read(path: &std::path::Path) -> Result<FuzzRecord, String> {
-        let text = sim::files::read_input_text(path, sim::files::INPUT_BYTES_MAX)
+        let text = sim::host::files::read_input_text(path, sim::host::files::INPUT_BYTES_MAX)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let v: serde_json::Value =
-            sim::strict::parse(&text).map_err(|e| format!("{}: not a fuzz summary ({e})", path.display()))?;
+            sim::host::strict::parse(&text).map_err(|e| format!("{}: not a fuzz summary ({e})", path.display()))?;
         match v.get("format").and_then(|f| f.as_str()) {
             Some(FORMAT) => {}
             Some(f) => {
@@ -176,8 +176,9 @@ impl FuzzRecord {
             }
             None => return Err(format!("{}: not a fuzz summary (no format field)", path.display())),
         }
-        sim::strict::from_value(&v)
-            .map_err(|e| sim::one_line::one_line(&format!("{}: invalid fuzz summary ({e})", path.display())))
+        sim::host::strict::from_value(&v).map_err(|e| {
+            linearizability::one_line::one_line(&format!("{}: invalid fuzz summary ({e})", path.display()))
+        })
     }
 }
 

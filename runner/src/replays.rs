@@ -4,8 +4,7 @@
 //! generator, a global counter, a map iterated in a random order) shows up
 //! here as two traces for one seed.
 
-use sim::registry::Registry;
-use sim::scenario::Scenario;
+use sim::{Registry, Scenario};
 use std::ops::Range;
 
 /// Runs each seed of `seeds` three times: here, on a fresh thread with a
@@ -14,7 +13,7 @@ use std::ops::Range;
 /// the same, or whose run did not start.
 ///
 /// ```no_run
-/// # fn my_registry() -> sim::registry::Registry { sim::registry::Registry::new() }
+/// # fn my_registry() -> sim::Registry { sim::Registry::new() }
 /// let r = my_registry();
 /// for s in r.scenarios() {
 ///     dst_runner::replays(my_registry, s, 0..4, &[]).unwrap();

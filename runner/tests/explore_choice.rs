@@ -3,14 +3,12 @@
 //! takes every outcome, each other than the drawn one a deviation.
 
 use serde::{Deserialize, Serialize};
-use sim::check::{Invariant, Violation};
-use sim::event::Event;
 use sim::explore::search::Limits;
 use sim::explore::{Bounds, Known};
-use sim::machine::{Io, Machine, MsgInfo, NodeId, Now, SyncTicket, TimerId};
-use sim::registry::{InvariantDef, ModelDef, Registry, Setup};
-use sim::workload::ClientReq;
-use sim::world::{Overrides, Status};
+use sim::{
+    ClientReq, Event, Invariant, InvariantDef, Io, Machine, ModelDef, MsgInfo, NodeId, Now, Overrides, Registry, Setup,
+    Status, SyncTicket, TimerId, Violation,
+};
 
 #[derive(Clone, Debug, Serialize)]
 enum NoMsg {}

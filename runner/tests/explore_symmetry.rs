@@ -4,14 +4,13 @@
 //! differ only by which node is which, and finds what it found without.
 
 use serde::Serialize;
-use sim::check::{Invariant, Violation};
-use sim::event::Event;
 use sim::explore::search::{Limits, Summary};
 use sim::explore::Bounds;
 use sim::hash::debug_digest;
-use sim::machine::{Io, Machine, MsgInfo, NodeId, Now, SyncTicket, TimerId};
-use sim::registry::{InvariantDef, ModelDef, Registry, Setup};
-use sim::workload::ClientReq;
+use sim::{
+    ClientReq, Event, Invariant, InvariantDef, Io, Machine, ModelDef, MsgInfo, NodeId, Now, Registry, Setup,
+    SyncTicket, TimerId, Violation,
+};
 use std::collections::BTreeMap;
 
 const BEAT: TimerId = 1;

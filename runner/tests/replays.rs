@@ -3,11 +3,10 @@
 //! to run shows up on the replay from the plan; a model with neither passes.
 
 use serde::{Deserialize, Serialize};
-use sim::check::{Invariant, Violation};
-use sim::event::Event;
-use sim::machine::{Io, Machine, MsgInfo, SyncTicket, TimerId};
-use sim::registry::{InvariantDef, ModelDef, Registry, Setup};
-use sim::workload::ClientReq;
+use sim::{
+    ClientReq, Event, Invariant, InvariantDef, Io, Machine, ModelDef, MsgInfo, Registry, Setup, SyncTicket, TimerId,
+    Violation,
+};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 

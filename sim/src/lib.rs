@@ -1,4 +1,5 @@
 #![deny(missing_docs)]
+#![warn(unnameable_types)]
 //! `sim`: the deterministic world of dst, and what a model needs from it.
 //!
 //! A node is a sans-IO [`Machine`]; a [`registry::Registry`] knows it by
@@ -66,59 +67,66 @@
 //! # Ok::<(), String>(())
 //! ```
 //!
-//! How a run goes: [`world::run`] builds a madsim runtime, draws a
-//! fault plan from the scenario's [`nemesis::FaultProfile`], boots every node,
-//! drives clients against them, and feeds
-//! every [`event::Event`] to the [`check`] invariants as it happens. A run
-//! ends with a [`world::Verdict`], the plan, coverage, and a [`trace::Trace`]
-//! whose hash is the same wherever the seed is replayed. Campaigns over many
-//! seeds (fuzz, shrink, search) are the `dst-runner` crate's, the command
-//! line the `dst-cli` crate's.
+//! How a run goes: [`run`] builds a madsim runtime, draws a fault plan
+//! from the scenario's [`fault::FaultProfile`], boots every node, drives
+//! clients against them, and feeds every [`Event`] to the scenario's
+//! [`Invariant`]s as it happens. A run ends with a [`Verdict`], the plan,
+//! coverage, and a [`trace::Trace`] whose hash is the same wherever the
+//! seed is replayed. Campaigns over many seeds (fuzz, shrink, search) are
+//! the `dst-runner` crate's, the command line the `dst-cli` crate's.
 //!
-//! What a model needs is re-exported here at the root: the contract
-//! ([`Machine`], [`Io`], [`MsgInfo`]), its registration ([`Registry`],
-//! [`ModelDef`], [`Setup`], [`Bug`], [`InvariantDef`]), events and checkers
-//! of its own ([`Event`], [`ModelEvent`], [`CustomEvent`], [`Invariant`],
+//! What a model needs is here at the root: the contract ([`Machine`],
+//! [`Io`], [`MsgInfo`]), its registration ([`Registry`], [`ModelDef`],
+//! [`Setup`], [`Bug`], [`InvariantDef`]), events and checkers of its own
+//! ([`Event`], [`ModelEvent`], [`CustomEvent`], [`Invariant`],
 //! [`Violation`]), the clients' requests ([`ClientReq`], [`ClientReply`])
-//! and one run ([`Scenario`], [`run`], [`Verdict`]). The modules hold the
-//! rest, for the crates above and for tools of one's own.
+//! and one run ([`Scenario`], [`run`], [`Verdict`]). The public modules
+//! are namespaces of their own: an async node's context ([`async_node`]),
+//! the ranges a config knob must lie in ([`bounds`]), faults as data
+//! ([`fault`]), seeded streams and stable hashes ([`rng`], [`hash`]), the
+//! trace and the report a run leaves ([`trace`], [`report`]), the walk
+//! over choice tapes ([`explore`]), the checker with dst's own histories
+//! ([`lin`]), and for the crates above, how a campaign reads a run
+//! ([`outcome`]) and what runs around it on the real machine ([`host`]).
 
 pub mod async_node;
 pub mod bounds;
-pub mod calm;
-pub mod check;
-pub mod clock;
+mod calm;
+mod check;
+mod clock;
 mod disk;
-pub mod event;
+mod event;
 pub mod explore;
-pub mod files;
+pub mod fault;
 pub mod hash;
+pub mod host;
 mod id;
-pub mod interrupt;
 pub mod lin;
-pub mod links;
-pub mod machine;
-pub mod nemesis;
-pub mod net;
+mod links;
+mod machine;
+mod nemesis;
+mod net;
+pub mod outcome;
 mod panics;
-pub mod registry;
+mod registry;
 pub mod report;
 pub mod rng;
-pub mod scenario;
-pub mod strict;
-pub mod text_input;
+mod scenario;
 pub mod trace;
-pub mod vary;
-pub mod workload;
-pub mod world;
+mod vary;
+mod workload;
+mod world;
 
-// What a model and its test name, at the root: the contract, the registry,
-// the events and checkers of its own, the client's requests and a run.
-pub use check::{Invariant, Violation};
-pub use event::{CustomEvent, Event, ModelEvent};
-pub use linearizability::{mem, one_line};
-pub use machine::{DiskError, Io, Machine, MsgInfo, NodeId, Now, SyncTicket, TimerId};
-pub use registry::{Bug, InvariantDef, ModelDef, Registry, Setup};
-pub use scenario::Scenario;
-pub use workload::{apply_to_map, ClientReply, ClientReq, KvMap, KvOp, KvResult};
+pub use check::{check_trace, Invariant, LivenessParams, Violation, GENERIC};
+pub use event::{
+    Ballot, CustomEvent, DropCause, Event, EventKind, MemberState, ModelEvent, Role, RoleCause, GENERIC_KINDS,
+};
+use linearizability::{mem, one_line};
+pub use machine::{DiskError, Io, Machine, MsgInfo, NodeId, Now, SyncTicket, TimerId, STEP_OUTPUTS_MAX};
+pub use registry::{catalogue_matches, Bug, InvariantDef, ModelDef, RealBug, Registry, Setup};
+pub use scenario::{
+    Expect, Scenario, WorkloadConfig, CLIENTS_MAX, KEYS_MAX, NAME_MAX, NODES_MAX, RETRIES_MAX, WEIGHT_MAX,
+};
+pub use vary::Vary;
+pub use workload::{apply_kv, apply_to_map, ClientReply, ClientReq, KvMap, KvOp, KvResult, Value};
 pub use world::{run, Overrides, RunOutcome, RunSpec, Status, Verdict};

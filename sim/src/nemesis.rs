@@ -145,7 +145,7 @@ pub enum Action {
     },
     /// One durable record of a node's disk rots: the one `per_million` of
     /// the way through it. It fails its checksum until the disk is
-    /// rewritten (a [`crate::machine::DiskOp::Replace`]).
+    /// rewritten (an [`Io::disk_replace`](crate::Io::disk_replace)).
     DiskRot {
         /// The node whose disk rots.
         node: NodeId,

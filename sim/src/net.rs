@@ -146,6 +146,7 @@ impl Network {
     }
 
     /// Decide the fate of a message sent now from `from` to `to`.
+    #[cfg(test)]
     pub fn route(&self, from: NodeId, to: NodeId, rng: &mut ChaCha8Rng) -> Route {
         self.route_calm(from, to, rng, false).0
     }

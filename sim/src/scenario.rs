@@ -244,7 +244,7 @@ impl Scenario {
     /// user. [`crate::registry::Registry::validate`] checks the rest.
     pub fn from_json(text: &str) -> Result<Scenario, String> {
         let s: Scenario =
-            crate::strict::from_str(text).map_err(|e| one_line(&format!("invalid scenario JSON: {e}")))?;
+            crate::host::strict::from_str(text).map_err(|e| one_line(&format!("invalid scenario JSON: {e}")))?;
         s.validate().map_err(|e| one_line(&e))?;
         Ok(s)
     }

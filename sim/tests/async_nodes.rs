@@ -7,11 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 use sim::async_node::{Ctx, Envelope};
-use sim::event::{ModelEvent, Role};
-use sim::machine::MsgInfo;
-use sim::registry::{Bug, ModelDef, Registry, Setup};
-use sim::workload::{apply_to_map, ClientReply, KvMap, KvOp};
-use sim::Status;
+use sim::{apply_to_map, Bug, ClientReply, KvMap, KvOp, ModelDef, ModelEvent, MsgInfo, Registry, Role, Setup, Status};
 use std::time::Duration;
 
 #[derive(Clone, Debug, Serialize)]

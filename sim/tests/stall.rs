@@ -5,13 +5,12 @@
 //! finding that a report replays, not a hang.
 
 use serde::Serialize;
-use sim::event::ModelEvent;
-use sim::machine::{Io, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
-use sim::registry::{ModelDef, Registry, Setup};
-use sim::workload::{ClientReply, ClientReq};
-use sim::world::limits;
-use sim::world::{classify, Class};
-use sim::{Overrides, RunSpec, Scenario, Status};
+use sim::outcome::limits;
+use sim::outcome::{classify, Class};
+use sim::{
+    ClientReply, ClientReq, Io, Machine, ModelDef, ModelEvent, MsgInfo, NodeId, Overrides, Registry, RunSpec, Scenario,
+    Setup, Status, SyncTicket, TimerId,
+};
 
 #[derive(Clone, Debug, Serialize)]
 struct Ping;
@@ -223,7 +222,7 @@ fn a_leader_hint_naming_no_node_sends_the_client_to_the_next_node() {
         .trace
         .events()
         .iter()
-        .filter(|e| matches!(e.kind, sim::event::EventKind::Fail { .. }))
+        .filter(|e| matches!(e.kind, sim::EventKind::Fail { .. }))
         .count();
     assert!(fails > 0, "the clients ran out of retries against refusals");
 }

@@ -5,13 +5,12 @@
 
 use serde::Serialize;
 use sim::async_node::Ctx;
-use sim::event::EventKind;
-use sim::links::LinkMode;
-use sim::machine::{Io, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
-use sim::nemesis::Action;
-use sim::registry::{ModelDef, Registry, Setup};
-use sim::workload::{ClientReply, ClientReq};
-use sim::{RunOutcome, Scenario};
+use sim::fault::Action;
+use sim::fault::LinkMode;
+use sim::{
+    ClientReply, ClientReq, EventKind, Io, Machine, ModelDef, MsgInfo, NodeId, Registry, RunOutcome, Scenario, Setup,
+    SyncTicket, TimerId,
+};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
@@ -280,7 +279,7 @@ fn stream_runs_replay_to_the_same_trace() {
 
 #[test]
 fn a_plan_entry_turns_one_pair_into_a_stream() {
-    use sim::nemesis::PlanEntry;
+    use sim::fault::PlanEntry;
     let r = registry();
     let s = scenario("streamer", LinkMode::Datagram);
     let plan = vec![PlanEntry {

@@ -6,11 +6,11 @@
 //! expires 200 ms after boot on its own clock.
 
 use serde::Serialize;
-use sim::event::{Event, EventKind, ModelEvent, Role};
-use sim::machine::{Io, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
-use sim::nemesis::{Action, BurstFault, PlanEntry, Trigger};
-use sim::workload::{ClientReply, ClientReq};
-use sim::{RunSpec, Scenario, Status};
+use sim::fault::{Action, BurstFault, PlanEntry, Trigger};
+use sim::{
+    ClientReply, ClientReq, Event, EventKind, Io, Machine, ModelEvent, MsgInfo, NodeId, Role, RunSpec, Scenario,
+    Status, SyncTicket, TimerId,
+};
 use std::collections::BTreeMap;
 
 const MS: u64 = 1_000_000;
@@ -243,7 +243,7 @@ fn an_isolated_leader_keeps_only_the_peers_its_burst_reached_until_what_it_sent_
         .filter_map(|e| match e.kind {
             EventKind::Drop {
                 to,
-                cause: sim::event::DropCause::Partition,
+                cause: sim::DropCause::Partition,
                 ..
             } if e.node == Some(0) => Some(to),
             _ => None,

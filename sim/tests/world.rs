@@ -3,11 +3,11 @@
 //! the fault plan really reaches the nodes.
 
 use serde::Serialize;
-use sim::event::{EventKind, ModelEvent, Role};
-use sim::machine::{Io, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
-use sim::nemesis::{Action, PlanEntry};
-use sim::workload::{ClientReply, ClientReq, KvResult};
-use sim::{RunSpec, Scenario, Status};
+use sim::fault::{Action, PlanEntry};
+use sim::{
+    ClientReply, ClientReq, EventKind, Io, KvResult, Machine, ModelEvent, MsgInfo, NodeId, Role, RunSpec, Scenario,
+    Status, SyncTicket, TimerId,
+};
 
 #[derive(Clone, Debug, Serialize)]
 struct Ping(u64);
@@ -132,7 +132,7 @@ fn a_partition_in_the_plan_drops_messages_across_it_and_heal_restores_them() {
     let ev = out.trace.events();
     let cut = |from: usize, to: usize, lo: u64, hi: u64| {
         ev.iter().any(|e| {
-            matches!(&e.kind, EventKind::Drop { from: f, to: t, cause: sim::event::DropCause::Partition, .. } if *f == from && *t == to)
+            matches!(&e.kind, EventKind::Drop { from: f, to: t, cause: sim::DropCause::Partition, .. } if *f == from && *t == to)
                 && (lo..hi).contains(&e.t_ns)
         })
     };
@@ -144,7 +144,7 @@ fn a_partition_in_the_plan_drops_messages_across_it_and_heal_restores_them() {
             &e.kind,
             EventKind::Drop {
                 to: 1,
-                cause: sim::event::DropCause::Down,
+                cause: sim::DropCause::Down,
                 ..
             }
         )
@@ -354,7 +354,7 @@ fn a_cut_of_the_leaders_link_becomes_the_one_way_cut_it_resolved_to() {
     );
     let cut = |from: usize, to: usize| {
         ev.iter().any(|e| {
-            matches!(&e.kind, EventKind::Drop { from: f, to: t, cause: sim::event::DropCause::Partition, .. } if *f == from && *t == to)
+            matches!(&e.kind, EventKind::Drop { from: f, to: t, cause: sim::DropCause::Partition, .. } if *f == from && *t == to)
         })
     };
     assert!(cut(2, 0));

@@ -114,15 +114,15 @@ fn an_exhausted_budget_is_unknown() {
 #[test]
 fn one_memory_cap_covers_the_search_and_the_reading() {
     // 20 clients writing values 1..=5: the search needs far more than 8 MiB.
-    let shape = sim::lin::gen::Shape {
+    let shape = linearizability::gen::Shape {
         ops: 1_000,
         clients: 20,
         unknown_min: 10,
         unknown_max: 10,
         distinct_values: Some(5),
     };
-    let h = sim::lin::gen::register_history(1, shape);
-    let p = fixture("memo.edn", &sim::lin::gen::to_jepsen_edn(&h));
+    let h = linearizability::gen::register_history(1, shape);
+    let p = fixture("memo.edn", &linearizability::gen::to_jepsen_edn(&h));
     let cap = 8u64 << 20;
     for flag in ["--max-mib", "--memo-mib-max"] {
         let (code, out, _) = check(&p, &[flag, "8"]);
@@ -144,9 +144,9 @@ fn one_memory_cap_covers_the_search_and_the_reading() {
     assert_malformed(&p, &["--max-mib", "0"], "--max-mib");
 
     // A history that alone takes more than the cap is left unread.
-    let big = sim::lin::gen::register_history(
+    let big = linearizability::gen::register_history(
         2,
-        sim::lin::gen::Shape {
+        linearizability::gen::Shape {
             ops: 40_000,
             clients: 5,
             unknown_min: 0,
@@ -154,7 +154,7 @@ fn one_memory_cap_covers_the_search_and_the_reading() {
             distinct_values: None,
         },
     );
-    let p = fixture("big.edn", &sim::lin::gen::to_jepsen_edn(&big));
+    let p = fixture("big.edn", &linearizability::gen::to_jepsen_edn(&big));
     assert_eq!(check(&p, &[]).0, Some(0));
     let (code, out, _) = check(&p, &["--max-mib", "2"]);
     assert_eq!(code, Some(3), "{out}");
@@ -172,23 +172,23 @@ fn one_memory_cap_covers_the_search_and_the_reading() {
 
 #[test]
 fn unique_values_are_decided_without_a_search() {
-    let shape = sim::lin::gen::Shape {
+    let shape = linearizability::gen::Shape {
         ops: 6_000,
         clients: 6,
         unknown_min: 60,
         unknown_max: 60,
         distinct_values: None,
     };
-    let mut h = sim::lin::gen::register_history(2, shape);
-    let p = fixture("unique.edn", &sim::lin::gen::to_jepsen_edn(&h));
+    let mut h = linearizability::gen::register_history(2, shape);
+    let p = fixture("unique.edn", &linearizability::gen::to_jepsen_edn(&h));
     let (code, out, _) = check(&p, &[]);
     assert_eq!(code, Some(0), "{out}");
     assert!(
         out.ends_with(" 0 search steps; decided without a search: unique values)\n"),
         "{out}"
     );
-    assert!(sim::lin::gen::inject_stale_read(&mut h, 2));
-    let p = fixture("unique-stale.edn", &sim::lin::gen::to_jepsen_edn(&h));
+    assert!(linearizability::gen::inject_stale_read(&mut h, 2));
+    let p = fixture("unique-stale.edn", &linearizability::gen::to_jepsen_edn(&h));
     let (code, out, _) = check(&p, &[]);
     assert_eq!(code, Some(1), "{out}");
     assert!(out.contains("cannot place: read -> "), "{out}");

@@ -6,15 +6,16 @@
 use crate::mutate::{apply_json, config, hostile, json_edit};
 use crate::samples::{self, bytes, EDN, JEPSEN, JEPSEN_EDN};
 use crate::values::value;
+use linearizability::{parse_edn, parse_jepsen, parse_jepsen_edn, JepsenModel, JepsenOps, ModelUser, ParseError};
 use proptest::prelude::*;
-use sim::lin::{parse_dst, parse_edn, parse_jepsen, parse_jepsen_edn, JepsenModel, JepsenOps, ModelUser, ParseError};
+use sim::lin::parse_dst;
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 thread_local! {
-    static REGISTRY: sim::registry::Registry = dst::registry();
+    static REGISTRY: sim::Registry = dst::registry();
 }
 
 /// An empty folder of this test's own, for the binary to run in.
@@ -50,7 +51,7 @@ fn refused(o: &Output, dir: &Path, kept: &[&str]) -> Result<String, TestCaseErro
     );
     let line = err.trim_end_matches('\n').to_string();
     prop_assert!(
-        line.starts_with("dst: ") && sim::one_line::is_one_line(&line),
+        line.starts_with("dst: ") && linearizability::one_line::is_one_line(&line),
         "{:?}",
         line
     );
@@ -232,8 +233,8 @@ proptest! {
         let mut eq = OsString::from("--initial=");
         eq.push(&v);
         let line = refused(&dst(&dir, &[OsString::from("check"), "missing.edn".into(), eq]), &dir, &[])?;
-        match v.to_str().map(sim::lin::parse_jepsen_edn::Value::parse) {
-            Some(Err(e)) => prop_assert_eq!(line, sim::one_line::one_line(&format!("dst: --initial: {e}"))),
+        match v.to_str().map(linearizability::parse_jepsen_edn::Value::parse) {
+            Some(Err(e)) => prop_assert_eq!(line, linearizability::one_line::one_line(&format!("dst: --initial: {e}"))),
             Some(Ok(_)) => prop_assert!(line.starts_with("dst: cannot read missing.edn"), "{}", line),
             // clap refuses what is not UTF-8.
             None => {}

@@ -6,11 +6,12 @@
 use crate::assert_one_line;
 use crate::mutate::{config, hostile};
 use crate::samples::{self, bytes, EDN, JEPSEN, JEPSEN_EDN};
-use proptest::prelude::*;
-use sim::lin::{
-    self, parse_dst, parse_edn, parse_jepsen, parse_jepsen_edn, History, JepsenModel, JepsenOps, Model, ModelUser,
-    Options, ParseError,
+use linearizability::{
+    self as lin, parse_edn, parse_jepsen, parse_jepsen_edn, History, JepsenModel, JepsenOps, Model, ModelUser, Options,
+    ParseError,
 };
+use proptest::prelude::*;
+use sim::lin::parse_dst;
 
 /// Enough steps to judge the samples, few enough for thousands of cases.
 const STEPS: Options = Options {

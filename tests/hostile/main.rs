@@ -25,6 +25,6 @@ mod values;
 macro_rules! assert_one_line {
     ($msg:expr) => {{
         let m: &str = &$msg;
-        proptest::prop_assert!(sim::one_line::is_one_line(m), "not one line: {:?}", m);
+        proptest::prop_assert!(linearizability::one_line::is_one_line(m), "not one line: {:?}", m);
     }};
 }

@@ -13,8 +13,8 @@ use std::sync::OnceLock;
 
 /// `head` then `members` gzip members of `chunk` bytes each.
 fn bomb(head: &[u8], chunk: u8, members: usize) -> Vec<u8> {
-    let mut out = sim::files::gzip(head).expect("gzip");
-    let member = sim::files::gzip(&vec![chunk; 1 << 20]).expect("gzip");
+    let mut out = sim::host::files::gzip(head).expect("gzip");
+    let member = sim::host::files::gzip(&vec![chunk; 1 << 20]).expect("gzip");
     for _ in 0..members {
         out.extend_from_slice(&member);
     }
@@ -35,7 +35,7 @@ fn dir() -> &'static PathBuf {
         // 4 GiB gunzipped, a few MB on disk.
         std::fs::write(d.join("zeros.gz"), bomb(b"", 0, 4096)).expect("bomb");
         std::fs::write(d.join("padded.json.gz"), bomb(&report, b' ', 4096)).expect("bomb");
-        std::fs::write(d.join("good.json.gz"), sim::files::gzip(&report).expect("gzip")).expect("gz");
+        std::fs::write(d.join("good.json.gz"), sim::host::files::gzip(&report).expect("gzip")).expect("gz");
         d
     })
 }

@@ -59,17 +59,17 @@ proptest! {
     fn one_file_in_two_spellings_is_refused(a in any::<usize>(), b in any::<usize>(), fresh in any::<bool>()) {
         let (x, y) = if fresh { (new(a), new(b)) } else { (existing(a), existing(b)) };
         if !fresh {
-            let e = sim::files::distinct(&[("the report", &x)], &[("page", &y)]);
+            let e = sim::host::files::distinct(&[("the report", &x)], &[("page", &y)]);
             prop_assert!(e.is_err(), "{} over {}", y.display(), x.display());
         }
-        let e = sim::files::distinct(&[], &[("--summary", &x), ("--junit", &y)]);
+        let e = sim::host::files::distinct(&[], &[("--summary", &x), ("--junit", &y)]);
         prop_assert!(e.is_err(), "{} and {}", x.display(), y.display());
     }
 
     #[test]
     fn two_files_in_any_spellings_pass(a in any::<usize>(), b in any::<usize>()) {
         let (x, y) = (existing(a), new(b));
-        prop_assert!(sim::files::distinct(&[("the report", &x)], &[("page", &y)]).is_ok());
-        prop_assert!(sim::files::distinct(&[], &[("--summary", &x), ("--junit", &y)]).is_ok());
+        prop_assert!(sim::host::files::distinct(&[("the report", &x)], &[("page", &y)]).is_ok());
+        prop_assert!(sim::host::files::distinct(&[], &[("--summary", &x), ("--junit", &y)]).is_ok());
     }
 }

@@ -30,7 +30,7 @@ proptest! {
         prop_assert!(!file.starts_with('.'), "{}", file);
         prop_assert!(file.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)), "{}", file);
         prop_assert!(file.len() <= 255, "{} bytes", file.len());
-        let safe = sim::files::name_from_data(&scenario);
+        let safe = sim::host::files::name_from_data(&scenario);
         prop_assert!(!safe.is_empty() && !safe.contains('/') && safe != "." && safe != "..");
     }
 }

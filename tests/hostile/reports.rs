@@ -8,12 +8,12 @@ use crate::mutate::{apply_json, config, hostile, json_edit};
 use crate::samples;
 use proptest::prelude::*;
 use serde_json::Value as Json;
-use sim::event::Event;
 use sim::lin::parse_dst;
 use sim::report::Report;
+use sim::Event;
 
 thread_local! {
-    static REGISTRY: sim::registry::Registry = dst::registry();
+    static REGISTRY: sim::Registry = dst::registry();
 }
 
 /// Loads `text` as replay does and reads its history as check does.

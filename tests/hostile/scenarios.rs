@@ -11,7 +11,7 @@ use serde_json::Value as Json;
 use std::path::PathBuf;
 
 thread_local! {
-    static REGISTRY: sim::registry::Registry = dst::registry();
+    static REGISTRY: sim::Registry = dst::registry();
     static FILE: PathBuf = {
         let d = std::env::temp_dir().join(format!("dst-hostile-scenarios-{}", std::process::id()));
         std::fs::create_dir_all(&d).expect("temp dir");

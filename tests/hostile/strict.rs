@@ -38,8 +38,8 @@ fn summary() -> Json {
 
 /// What merge makes of one shard's summary text before it counts it.
 fn audited(text: &str) -> Result<FuzzRecord, String> {
-    let v = sim::strict::parse(text).map_err(|e| e.to_string())?;
-    let r: FuzzRecord = sim::strict::from_value(&v)?;
+    let v = sim::host::strict::parse(text).map_err(|e| e.to_string())?;
+    let r: FuzzRecord = sim::host::strict::from_value(&v)?;
     dst_runner::audit::check(&r).map(|()| r)
 }
 
@@ -128,7 +128,7 @@ fn add_key(v: &mut Json, n: &mut usize, key: &str) -> bool {
     let free = v
         .get("model")
         .and_then(Json::as_str)
-        .is_some_and(|m| !sim::event::GENERIC_KINDS.contains(&m));
+        .is_some_and(|m| !sim::GENERIC_KINDS.contains(&m));
     match v {
         Json::Object(m) if !free => {
             if *n == 0 {

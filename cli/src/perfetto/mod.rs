@@ -16,9 +16,8 @@ mod walk;
 
 use lanes::{Item, Lane, Shape};
 use serde_json::{json, Value};
-use sim::event::{Event, EventKind};
 use sim::report::Report;
-use sim::world::Verdict;
+use sim::{Event, EventKind, Verdict};
 use std::collections::BTreeMap;
 use walk::{node_pid, WORLD};
 

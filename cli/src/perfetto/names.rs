@@ -1,9 +1,8 @@
 //! What a slice or mark is called: short, in the words of the trace.
 
 use serde_json::Value;
-use sim::event::{EventKind, Role};
-use sim::nemesis::{Action, Target};
-use sim::NodeId;
+use sim::fault::{Action, Target};
+use sim::{EventKind, NodeId, Role};
 
 fn list(nodes: &[NodeId]) -> String {
     nodes.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(",")

@@ -5,9 +5,8 @@
 use super::lanes::{Item, Lane, Shape};
 use super::names;
 use serde_json::{json, Value};
-use sim::event::{Event, EventKind, ModelEvent};
-use sim::machine::NodeId;
-use sim::nemesis::Action;
+use sim::fault::Action;
+use sim::{Event, EventKind, ModelEvent, NodeId};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The width of a message's slice. A flow binds to the slice around its

@@ -3,11 +3,12 @@
 //! partial linearization the checker found. The page's script derives the
 //! lanes (roles, down time, cuts) from the trace itself.
 
+use linearizability::{self as lin, DstKv, History, Model, Outcome};
 use serde::Serialize;
 use serde_json::{json, Value};
-use sim::event::{Event, EventKind};
-use sim::lin::{self, DstHistory, DstKv, History, Model, Outcome};
+use sim::lin::DstHistory;
 use sim::report::Report;
+use sim::{Event, EventKind};
 use std::collections::BTreeMap;
 
 /// One client operation from invoke to completion.

@@ -28,14 +28,14 @@ pub fn report_page(r: &Report) -> String {
 /// report's trace is regenerated from its seed first (so its scenario must
 /// be one `registry` knows); a full one is drawn as it is.
 pub fn write_page(
-    registry: &sim::registry::Registry,
+    registry: &sim::Registry,
     report: &std::path::Path,
     out: Option<&std::path::Path>,
 ) -> Result<std::path::PathBuf, String> {
     let dest = out
         .map(|p| p.to_path_buf())
         .unwrap_or_else(|| sim::report::beside(report, "html"));
-    sim::files::refuse_special(&dest)?;
+    sim::host::files::refuse_special(&dest)?;
     let r = dst_runner::read_full_report(registry, report)?;
     write_report_page(&r, &dest)?;
     Ok(dest)
@@ -43,8 +43,8 @@ pub fn write_page(
 
 /// Writes the page of `r` (with its whole trace) to `dest`.
 pub fn write_report_page(r: &Report, dest: &std::path::Path) -> Result<(), String> {
-    sim::files::refuse_special(dest)?;
-    sim::files::write_atomic(dest, report_page(r).as_bytes())
+    sim::host::files::refuse_special(dest)?;
+    sim::host::files::write_atomic(dest, report_page(r).as_bytes())
 }
 
 /// The page of any view data (see `data`).

@@ -3,9 +3,7 @@
 //! node hands out a ticket twice.
 
 use serde::{Deserialize, Serialize};
-use sim::check::{Invariant, Violation};
-use sim::event::Event;
-use sim::machine::{MsgInfo, NodeId, SyncTicket};
+use sim::{Event, Invariant, MsgInfo, NodeId, SyncTicket, Violation};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Serialize)]

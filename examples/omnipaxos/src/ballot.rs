@@ -2,7 +2,7 @@
 //! events the checkers read.
 
 use serde::Serialize;
-use sim::event::Ballot;
+use sim::Ballot;
 
 /// The crate's `Ballot`, the same four fields in both releases. Ordered as
 /// the crate orders it: by round, then priority, then pid; the

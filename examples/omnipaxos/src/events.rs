@@ -1,7 +1,7 @@
 //! The adapter's own events, beside the generic ones the checkers read.
 
 use serde::{Deserialize, Serialize};
-use sim::machine::NodeId;
+use sim::NodeId;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "model", rename_all = "kebab-case")]

@@ -2,8 +2,7 @@
 
 use serde::Serialize;
 use sim::hash::stable_hash;
-use sim::machine::NodeId;
-use sim::workload::{apply_to_map, KvMap, KvOp, KvResult};
+use sim::{apply_to_map, KvMap, KvOp, KvResult, NodeId};
 
 /// A log entry: a client's op, who proposed it and in which epoch. Reads go
 /// through the log too, so that a get is ordered among the writes.

@@ -11,9 +11,7 @@ use crate::events::PaxosEvent;
 use crate::kv::{Cmd, Kv};
 use crate::release::{Msg, Release};
 use crate::store::{State, Store};
-use sim::event::{ModelEvent, Role, RoleCause};
-use sim::machine::{Io, Machine, NodeId, SyncTicket, TimerId};
-use sim::workload::{ClientReply, ClientReq, KvOp};
+use sim::{ClientReply, ClientReq, Io, KvOp, Machine, ModelEvent, NodeId, Role, RoleCause, SyncTicket, TimerId};
 use std::collections::{BTreeSet, VecDeque};
 
 /// The periodic timer that calls `tick()`.

@@ -9,7 +9,7 @@ use crate::release::Release;
 use crate::v020::V020;
 use crate::v024::V024;
 use crate::within_log::AppendWithinLog;
-use sim::registry::{InvariantDef, ModelDef, RealBug, Registry, Setup};
+use sim::{InvariantDef, ModelDef, RealBug, Registry, Setup};
 
 /// Every coverage goal the adapter marks.
 pub const GOALS: &[(&str, &str)] = &[

@@ -7,7 +7,7 @@ use crate::config::AdapterConfig;
 use crate::kv::Cmd;
 use crate::store::Store;
 use serde::{Serialize, Serializer};
-use sim::machine::MsgInfo;
+use sim::MsgInfo;
 use std::fmt::Debug;
 
 /// A message as the trace shows it: its kind, ends, ballot and the indexes

@@ -195,7 +195,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim::workload::KvOp;
+    use sim::KvOp;
 
     fn cmd(req: u64) -> Cmd {
         Cmd {

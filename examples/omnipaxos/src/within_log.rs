@@ -6,8 +6,7 @@
 //! is decided and applied; this one sees the write itself.
 
 use crate::events::PaxosEvent;
-use sim::check::{Invariant, Violation};
-use sim::event::Event;
+use sim::{Event, Invariant, Violation};
 
 #[derive(Default)]
 pub struct AppendWithinLog;
@@ -37,7 +36,7 @@ impl Invariant for AppendWithinLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim::event::{EventKind, ModelEvent};
+    use sim::{EventKind, ModelEvent};
 
     fn ev(i: u64, e: PaxosEvent) -> Event {
         Event {

@@ -4,8 +4,7 @@
 
 use dst_runner::{fuzz, FuzzOptions, FuzzSummary};
 use omnipaxos_example::{registry, SCENARIOS};
-use sim::registry::Registry;
-use sim::scenario::{Expect, Scenario};
+use sim::{Expect, Registry, Scenario};
 
 const KINDS: [&str; 2] = ["partitions", "crash-restart"];
 
@@ -41,7 +40,7 @@ fn every_scenario_exists_for_both_releases_with_the_same_settings() {
         assert_eq!(new.expect, Expect::Pass, "{kind}");
         assert!(matches!(old.expect, Expect::RealBugs(_)), "{kind}");
         // The crate's sequence numbers and `reconnected` assume sessions.
-        assert_eq!(new.links, sim::links::LinkMode::Stream, "{kind}");
+        assert_eq!(new.links, sim::fault::LinkMode::Stream, "{kind}");
     }
 }
 

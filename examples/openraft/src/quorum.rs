@@ -5,9 +5,7 @@
 //! before the others catch up), this one sees the commit itself.
 
 use serde::{Deserialize, Serialize};
-use sim::check::{Invariant, Violation};
-use sim::event::{Event, EventKind, ModelEvent};
-use sim::machine::NodeId;
+use sim::{Event, EventKind, Invariant, ModelEvent, NodeId, Violation};
 use std::collections::BTreeMap;
 
 /// Events of the openraft adapter, beside the generic ones. Indices are

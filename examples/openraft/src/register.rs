@@ -1,7 +1,7 @@
 //! Both releases as dst models, registered through the public registry as
 //! any user's model, with the real bug dst finds in 0.9.24.
 
-use sim::registry::{RealBug, Registry};
+use sim::{RealBug, Registry};
 
 /// Every coverage goal the adapter marks.
 pub const GOALS: &[(&str, &str)] = &[

@@ -6,8 +6,7 @@
 
 use dst_runner::{fuzz, FuzzOptions};
 use openraft_example::{registry, FINDINGS, SCENARIOS};
-use sim::registry::Registry;
-use sim::scenario::{Expect, Scenario};
+use sim::{Expect, Registry, Scenario};
 
 const KINDS: [&str; 5] = ["three", "partitions", "crash-restart", "targeted", "churn"];
 
@@ -129,7 +128,7 @@ fn v0924_commits_without_a_quorum_under_membership_churn() {
         let fixed = r.run(&new, seed, &[], None).unwrap();
         assert_eq!(
             fixed.verdict.status,
-            sim::world::Status::Pass,
+            sim::Status::Pass,
             "seed {seed} on 0.9.25: {:?}",
             fixed.verdict
         );
@@ -145,8 +144,8 @@ fn v0924_panics_on_an_empty_replication_read() {
     assert!(s.ok(), "{}", s.failures().join("\n"));
     assert!(s.tallies[0].expected > 0, "{:?}", s.tallies[0]);
     let scenario = r.load("openraft-0.9.24-targeted").unwrap();
-    let panicked = |v: &sim::world::Verdict| {
-        v.status == sim::world::Status::Error
+    let panicked = |v: &sim::Verdict| {
+        v.status == sim::Status::Error
             && v.message
                 .as_deref()
                 .is_some_and(|m| m.contains("panicked") && m.contains("replication/mod.rs"))
@@ -164,7 +163,7 @@ fn v0924_panics_on_an_empty_replication_read() {
 /// assertion. For the store that answers reads as stored, the debug
 /// assertion that entries follow the previous log id fires first when
 /// debug assertions are on, as in the test profile.
-fn shows_finding(name: &str, v: &sim::world::Verdict) -> bool {
+fn shows_finding(name: &str, v: &sim::Verdict) -> bool {
     let message = v.message.as_deref().unwrap_or("");
     match name {
         "openraft-0.9.25-reads-as-stored" => {
@@ -231,7 +230,7 @@ fn the_findings_fail_on_their_seeds_and_pass_with_the_default_choice() {
                 let out = r.run(&fixed, seed, &[], None).unwrap();
                 assert_eq!(
                     out.verdict.status,
-                    sim::world::Status::Pass,
+                    sim::Status::Pass,
                     "{name} seed {seed} with the default: {:?}",
                     out.verdict
                 );

@@ -5,9 +5,7 @@
 //! loss), this one sees the breach itself, crash or no crash.
 
 use serde::{Deserialize, Serialize};
-use sim::check::{Invariant, Violation};
-use sim::event::{Event, EventKind, ModelEvent};
-use sim::machine::NodeId;
+use sim::{Event, EventKind, Invariant, ModelEvent, NodeId, Violation};
 use std::collections::BTreeMap;
 
 /// Events of the raft-rs adapter, beside the generic ones.
@@ -86,7 +84,7 @@ impl Invariant for AckAfterDurable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim::event::Role;
+    use sim::Role;
 
     fn ev(i: u64, node: NodeId, e: LogEvent) -> Event {
         Event {

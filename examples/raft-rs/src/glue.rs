@@ -120,12 +120,12 @@ macro_rules! crate_glue {
             })
         }
 
-        fn role(r: StateRole) -> sim::event::Role {
+        fn role(r: StateRole) -> sim::Role {
             match r {
-                StateRole::Follower => sim::event::Role::Follower,
-                StateRole::PreCandidate => sim::event::Role::PreCandidate,
-                StateRole::Candidate => sim::event::Role::Candidate,
-                StateRole::Leader => sim::event::Role::Leader,
+                StateRole::Follower => sim::Role::Follower,
+                StateRole::PreCandidate => sim::Role::PreCandidate,
+                StateRole::Candidate => sim::Role::Candidate,
+                StateRole::Leader => sim::Role::Leader,
             }
         }
     };

@@ -2,8 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use sim::hash::stable_hash;
-use sim::machine::NodeId;
-use sim::workload::{apply_to_map, KvMap, KvOp, KvResult, Value};
+use sim::{apply_to_map, KvMap, KvOp, KvResult, NodeId, Value};
 
 pub type KvData = KvMap;
 

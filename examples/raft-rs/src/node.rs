@@ -9,9 +9,9 @@ use crate::durability::LogEvent;
 use crate::kv::{Kv, Proposal};
 use crate::store::{HardState, LogEntry, LogStore, Rec, SnapshotImage};
 use serde::{Serialize, Serializer};
-use sim::event::{ModelEvent, Role};
-use sim::machine::{Io, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
-use sim::workload::{ClientReply, ClientReq, KvOp, KvResult};
+use sim::{
+    ClientReply, ClientReq, Io, KvOp, KvResult, Machine, ModelEvent, MsgInfo, NodeId, Role, SyncTicket, TimerId,
+};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Debug;
 
@@ -609,7 +609,7 @@ impl<V: Version> Machine for Node<V> {
 
 /// A write the disk refused (it is full) stops the node: nothing it does
 /// after may rest on that write. The world restarts it from its disk.
-fn refused<M: sim::machine::Machine>(io: &mut sim::machine::Io<M>, r: Result<(), sim::machine::DiskError>) {
+fn refused<M: sim::Machine>(io: &mut sim::Io<M>, r: Result<(), sim::DiskError>) {
     if let Err(e) = r {
         io.halt(&format!("cannot write: {e}"));
     }

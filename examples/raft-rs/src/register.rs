@@ -7,7 +7,7 @@ use crate::durability::AckAfterDurable;
 use crate::node::{Node, Version};
 use crate::v043::V043;
 use crate::v07::V07;
-use sim::registry::{InvariantDef, ModelDef, RealBug, Registry, Setup};
+use sim::{InvariantDef, ModelDef, RealBug, Registry, Setup};
 
 /// Every coverage goal the adapter marks.
 pub const GOALS: &[(&str, &str)] = &[

@@ -20,7 +20,7 @@ use raft043::eraftpb::{ConfState, Entry, EntryType, HardState, Message, Snapshot
 use raft043::{
     util, Config, Error, RaftState, RawNode, Ready, Result, SnapshotStatus, StateRole, Storage, StorageError,
 };
-use sim::machine::SyncTicket;
+use sim::SyncTicket;
 
 crate_glue!();
 

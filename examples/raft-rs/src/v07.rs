@@ -23,7 +23,7 @@ use raft07::util::limit_size;
 use raft07::{
     Config, Error, GetEntriesContext, RaftState, RawNode, Result, SnapshotStatus, StateRole, Storage, StorageError,
 };
-use sim::machine::SyncTicket;
+use sim::SyncTicket;
 use std::collections::VecDeque;
 
 crate_glue!();

@@ -4,8 +4,7 @@
 
 use dst_runner::{fuzz, FuzzOptions};
 use raft_rs_example::{registry, SCENARIOS};
-use sim::registry::Registry;
-use sim::scenario::{Expect, Scenario};
+use sim::{Expect, Registry, Scenario};
 
 const KINDS: [&str; 4] = ["partitions", "crash-restart", "durability", "snapshot"];
 

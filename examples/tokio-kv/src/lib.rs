@@ -16,9 +16,9 @@
 
 use serde::Serialize;
 use sim::async_node::Ctx;
-use sim::event::{ModelEvent, Role};
-use sim::registry::{Bug, ModelDef, Registry, Setup};
-use sim::workload::{apply_to_map, ClientReply, ClientReq, KvMap, KvOp, KvResult};
+use sim::{
+    apply_to_map, Bug, ClientReply, ClientReq, KvMap, KvOp, KvResult, ModelDef, ModelEvent, Registry, Role, Setup,
+};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};

@@ -5,7 +5,7 @@
 use super::events::ClusterEvent;
 use super::msg::{Body, ClusterMsg};
 use super::{ClusterConfig, ClusterIo, Rec, MS};
-use sim::machine::{NodeId, SyncTicket, TimerId};
+use sim::{NodeId, SyncTicket, TimerId};
 use std::collections::BTreeMap;
 
 const T_DDL: TimerId = 1;

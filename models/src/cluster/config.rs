@@ -119,7 +119,7 @@ impl ClusterConfig {
         within_because(
             "nodes",
             self.nodes,
-            2..=sim::scenario::NODES_MAX,
+            2..=sim::NODES_MAX,
             "the catalog and at least one worker",
         )?;
         within("config.shards_per_plan", self.shards_per_plan, 1..=SHARDS_PER_PLAN_MAX)?;
@@ -183,7 +183,7 @@ mod tests {
 
     #[test]
     fn every_catalogued_bug_has_a_switch_and_every_switch_an_entry() {
-        sim::registry::catalogue_matches(crate::cluster::register::BUGS, ClusterBugs::IDS).unwrap();
+        sim::catalogue_matches(crate::cluster::register::BUGS, ClusterBugs::IDS).unwrap();
     }
 
     #[test]

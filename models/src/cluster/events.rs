@@ -1,7 +1,7 @@
 //! The cluster model's own event vocabulary, read only by its checkers.
 
 use serde::{Deserialize, Serialize};
-use sim::machine::NodeId;
+use sim::NodeId;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "model", rename_all = "kebab-case")]

@@ -22,8 +22,7 @@ pub use msg::ClusterMsg;
 
 use catalog::Catalog;
 use msg::Body;
-use sim::machine::{Io, Machine, NodeId, SyncTicket, TimerId};
-use sim::workload::{ClientReply, ClientReq};
+use sim::{ClientReply, ClientReq, Io, Machine, NodeId, SyncTicket, TimerId};
 use worker::Worker;
 
 pub(crate) const MS: u64 = 1_000_000;

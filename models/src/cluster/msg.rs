@@ -2,7 +2,7 @@
 //! cluster epoch of its sender in its header.
 
 use serde::Serialize;
-use sim::machine::MsgInfo;
+use sim::MsgInfo;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ClusterMsg {

@@ -6,7 +6,7 @@ use super::check::{
     TriggerExactlyOnce, TriggerSiblings,
 };
 use super::{ClusterBugs, ClusterConfig, ClusterNode};
-use sim::registry::{Bug, InvariantDef, ModelDef, Setup};
+use sim::{Bug, InvariantDef, ModelDef, Setup};
 
 pub const BUGS: &[Bug] = &[
     Bug {

@@ -2,8 +2,7 @@
 //! batch timer drains them into the state machine.
 
 use super::{Entry, Raft, RaftIo, APPLY, NS_PER_MS};
-use sim::event::{ModelEvent, Role};
-use sim::workload::{ClientReply, KvResult};
+use sim::{ClientReply, KvResult, ModelEvent, Role};
 use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Default, Hash)]

@@ -88,7 +88,7 @@ impl RaftConfig {
     /// Rejects options the model cannot run with: one line naming the
     /// knob, its value and its range (the book's "Scenarios and every knob", model configs).
     pub fn validate(&self) -> Result<(), String> {
-        within("nodes", self.nodes, 1..=sim::scenario::NODES_MAX)?;
+        within("nodes", self.nodes, 1..=sim::NODES_MAX)?;
         let (min, max) = (self.election_timeout_ms_min, self.election_timeout_ms_max);
         ms("config.election_timeout_ms_min", min, 1)?;
         ms("config.election_timeout_ms_max", max, 1)?;
@@ -194,7 +194,7 @@ mod tests {
 
     #[test]
     fn every_catalogued_bug_has_a_switch_and_every_switch_an_entry() {
-        sim::registry::catalogue_matches(crate::raft::register::BUGS, RaftBugs::IDS).unwrap();
+        sim::catalogue_matches(crate::raft::register::BUGS, RaftBugs::IDS).unwrap();
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The node's digest relative to its clocks, for `dst explore` to fold
 //! states that differ only by when they happen (see
-//! `sim::machine::Machine::digest_at`).
+//! `sim::Machine::digest_at`).
 //!
 //! Every instant becomes what the node's behaviour can depend on: an age
 //! capped at the longest span the node compares it with, a time left
@@ -13,7 +13,7 @@
 use super::msg::RaftMsg;
 use super::{Gated, Progress, Raft};
 use sim::hash::state_digest;
-use sim::machine::{NodeId, Now};
+use sim::{NodeId, Now};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How far back the read path's instants matter: a vouch or a confirmed

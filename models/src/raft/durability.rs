@@ -3,8 +3,7 @@
 //! state it rests on is.
 
 use super::{Gated, Raft, RaftIo, RaftMsg, RaftRec};
-use sim::event::{ModelEvent, Role};
-use sim::machine::{DiskError, NodeId, SyncTicket};
+use sim::{DiskError, ModelEvent, NodeId, Role, SyncTicket};
 
 impl Raft {
     pub(super) fn persist_hard_state(&mut self, io: &mut RaftIo) {

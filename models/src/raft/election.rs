@@ -1,8 +1,7 @@
 //! Pre-vote, voting, winning, and the leader's check-quorum.
 
 use super::{Progress, Raft, RaftIo, RaftMsg, CHECK_QUORUM, ELECTION, HEARTBEAT, NS_PER_MS};
-use sim::event::Role;
-use sim::machine::NodeId;
+use sim::{NodeId, Role};
 
 impl Raft {
     pub(super) fn on_election_timeout(&mut self, io: &mut RaftIo) {

@@ -8,8 +8,7 @@
 
 use super::{Raft, RaftIo, RaftMsg};
 use serde::Serialize;
-use sim::event::ModelEvent;
-use sim::machine::NodeId;
+use sim::{ModelEvent, NodeId};
 use std::collections::BTreeSet;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -39,7 +38,7 @@ impl Hlc {
     /// The clock with its last stamp as an offset from `now`'s wall
     /// clock: where it stands against the clock and against remote
     /// stamps decides every tick and merge.
-    pub(super) fn relative(&self, now: &sim::machine::Now) -> Hlc {
+    pub(super) fn relative(&self, now: &sim::Now) -> Hlc {
         Hlc {
             last: Timestamp {
                 wall_ns: now.wall_offset(self.last.wall_ns) as u64,
@@ -100,7 +99,7 @@ pub(super) struct HlcState {
 
 impl HlcState {
     /// The state relative to `now`, each node named `r(node)`.
-    pub(super) fn relative(&self, now: &sim::machine::Now, r: &dyn Fn(NodeId) -> NodeId) -> HlcState {
+    pub(super) fn relative(&self, now: &sim::Now, r: &dyn Fn(NodeId) -> NodeId) -> HlcState {
         HlcState {
             clock: self.clock.relative(now),
             refusing: self.refusing.iter().map(|x| r(*x)).collect(),

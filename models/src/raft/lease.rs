@@ -16,8 +16,7 @@
 
 use super::{Entry, Raft, RaftIo, RaftMsg, NS_PER_MS};
 use serde::{Deserialize, Serialize};
-use sim::event::{ModelEvent, Role};
-use sim::machine::{NodeId, TimerId};
+use sim::{ModelEvent, NodeId, Role, TimerId};
 use std::collections::BTreeMap;
 
 /// Every `lease_ms / 5`: expire, fence, renew, or try to acquire.

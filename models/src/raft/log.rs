@@ -6,7 +6,7 @@
 
 use super::lease::LeaseGrant;
 use serde::{Deserialize, Serialize};
-use sim::workload::KvOp;
+use sim::KvOp;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Entry {

@@ -34,9 +34,7 @@ pub use storage::{RaftRec, Snapshot};
 
 use apply::ApplyQueue;
 use log::Log;
-use sim::event::{ModelEvent, Role};
-use sim::machine::{DiskError, Io, Machine, NodeId, Now, SyncTicket, TimerId};
-use sim::workload::{ClientReply, ClientReq};
+use sim::{ClientReply, ClientReq, DiskError, Io, Machine, ModelEvent, NodeId, Now, Role, SyncTicket, TimerId};
 use state_machine::KvStore;
 use std::collections::{BTreeMap, BTreeSet};
 

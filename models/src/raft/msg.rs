@@ -6,7 +6,7 @@ use super::log::Entry;
 use super::state_machine::KvData;
 use super::swim::SwimMsg;
 use serde::Serialize;
-use sim::machine::MsgInfo;
+use sim::MsgInfo;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Hash)]
 #[serde(tag = "type", rename_all = "kebab-case")]
@@ -137,13 +137,13 @@ impl RaftMsg {
 }
 
 impl MsgInfo for RaftMsg {
-    fn digest_at(&self, now: &sim::machine::Now) -> Option<u64> {
+    fn digest_at(&self, now: &sim::Now) -> Option<u64> {
         self.relative(now).map(|m| sim::hash::state_digest(&m))
     }
 
     /// No message names a node, but for leases and gossip, which give no
     /// relative digest at all.
-    fn digest_renamed(&self, now: &sim::machine::Now, _ids: &[sim::machine::NodeId]) -> Option<u64> {
+    fn digest_renamed(&self, now: &sim::Now, _ids: &[sim::NodeId]) -> Option<u64> {
         self.digest_at(now)
     }
 

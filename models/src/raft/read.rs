@@ -28,9 +28,7 @@
 
 use super::msg::Vouch;
 use super::{Raft, RaftIo, ReadMode, LEASE_DEADLINE, NS_PER_MS};
-use sim::event::{ModelEvent, Role};
-use sim::machine::{NodeId, Now};
-use sim::workload::{ClientReply, ClientReq, KvOp, KvResult};
+use sim::{ClientReply, ClientReq, KvOp, KvResult, ModelEvent, NodeId, Now, Role};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Rounds kept while waiting for a quorum. A leader cut off from its quorum

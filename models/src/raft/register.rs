@@ -3,7 +3,7 @@
 //! through the same public path as any user's model.
 
 use super::{Raft, RaftBugs, RaftConfig};
-use sim::registry::{Bug, ModelDef, Setup};
+use sim::{Bug, ModelDef, Setup};
 
 pub const BUGS: &[Bug] = &[
     Bug {

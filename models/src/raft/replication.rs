@@ -1,9 +1,7 @@
 //! Log replication: proposals, appends and their answers, commit.
 
 use super::{Entry, Raft, RaftIo, RaftMsg, RaftRec};
-use sim::event::{ModelEvent, Role};
-use sim::machine::NodeId;
-use sim::workload::{ClientReply, ClientReq};
+use sim::{ClientReply, ClientReq, ModelEvent, NodeId, Role};
 
 impl Raft {
     pub(super) fn propose(&mut self, io: &mut RaftIo, req: ClientReq) {

@@ -1,8 +1,7 @@
 //! Compaction on every node, InstallSnapshot on a lagging follower.
 
 use super::{Raft, RaftIo, RaftMsg, Snapshot};
-use sim::event::ModelEvent;
-use sim::machine::NodeId;
+use sim::{ModelEvent, NodeId};
 
 impl Raft {
     /// Folds the applied prefix into a snapshot once it is long enough.
@@ -32,7 +31,7 @@ impl Raft {
             );
             return;
         }
-        if self.role == sim::event::Role::Leader {
+        if self.role == sim::Role::Leader {
             return;
         }
         self.follow(io, from);

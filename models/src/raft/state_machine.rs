@@ -2,7 +2,7 @@
 
 use super::lease::{LeaseGrant, LeaseRecord};
 use sim::hash::stable_hash;
-use sim::workload::{apply_to_map, KvMap, KvOp, KvResult};
+use sim::{apply_to_map, KvMap, KvOp, KvResult};
 
 pub type KvData = KvMap;
 

@@ -8,7 +8,7 @@
 
 use super::log::{Entry, Log};
 use super::state_machine::{digest_of, KvData};
-use sim::machine::NodeId;
+use sim::NodeId;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum RaftRec {

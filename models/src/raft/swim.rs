@@ -14,8 +14,7 @@
 
 use super::{Raft, RaftIo, RaftMsg, RaftRec, NS_PER_MS};
 use serde::Serialize;
-use sim::event::{MemberState, ModelEvent};
-use sim::machine::{NodeId, SyncTicket, TimerId};
+use sim::{MemberState, ModelEvent, NodeId, SyncTicket, TimerId};
 use std::collections::BTreeMap;
 
 /// Every `swim_probe_ms`: judge the last probe, time out suspicions, probe.

@@ -12,7 +12,7 @@ use super::events::SnapValue;
 use super::msg::{Record, Stmt};
 use super::table::Table;
 use sim::hash::{debug_digest, StableHasher};
-use sim::machine::{DiskError, Now};
+use sim::{DiskError, Now};
 use std::hash::{Hash, Hasher};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

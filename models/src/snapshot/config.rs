@@ -119,7 +119,7 @@ impl SnapConfig {
         within_because(
             "nodes",
             self.nodes,
-            3..=sim::scenario::NODES_MAX,
+            3..=sim::NODES_MAX,
             "the store, the journal and at least one owner",
         )?;
         within("config.partitions", self.partitions, 1..=PARTITIONS_MAX)?;
@@ -199,7 +199,7 @@ mod tests {
 
     #[test]
     fn every_catalogued_bug_has_a_switch_and_every_switch_an_entry() {
-        sim::registry::catalogue_matches(crate::snapshot::register::BUGS, SnapBugs::IDS).unwrap();
+        sim::catalogue_matches(crate::snapshot::register::BUGS, SnapBugs::IDS).unwrap();
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::config::SnapConfig;
 use super::msg::SnapMsg;
 use super::{SnapIo, MS};
 use sim::hash::debug_digest;
-use sim::machine::{NodeId, Now};
+use sim::{NodeId, Now};
 use std::collections::BTreeMap;
 
 const TICK: u64 = 1;

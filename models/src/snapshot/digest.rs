@@ -1,6 +1,6 @@
 //! The model's digests relative to the clocks, for `dst explore` to fold
 //! states that differ only by when they happen (see
-//! `sim::machine::Machine::digest_at`). Each role, the messages and the
+//! `sim::Machine::digest_at`). Each role, the messages and the
 //! store's commit-log records turn their instants into what behaviour can
 //! depend on, next to the state that holds them:
 //!
@@ -17,7 +17,7 @@
 //! - request ids are instants (see [`req_at`]).
 
 use super::msg::SnapMsg;
-use sim::machine::Now;
+use sim::Now;
 
 /// A request id as the digests hold it.
 ///
@@ -69,7 +69,7 @@ impl SnapMsg {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim::machine::MsgInfo;
+    use sim::MsgInfo;
 
     const MS: u64 = super::super::MS;
 

@@ -4,7 +4,7 @@
 
 use super::msg::RowView;
 use serde::{Deserialize, Serialize};
-use sim::machine::NodeId;
+use sim::NodeId;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "model", rename_all = "kebab-case")]

@@ -9,7 +9,7 @@ use super::events::SnapEvent;
 use super::msg::{Record, SnapMsg};
 use super::{chance, SnapIo, MS};
 use sim::hash::debug_digest;
-use sim::machine::{NodeId, Now};
+use sim::{NodeId, Now};
 
 const PRODUCE: u64 = 2;
 

@@ -33,8 +33,7 @@ pub use table::Table;
 
 use journal::JournalNode;
 use owner::Owner;
-use sim::machine::{Io, Machine, NodeId, Now, SyncTicket, TimerId};
-use sim::workload::{ClientReply, ClientReq};
+use sim::{ClientReply, ClientReq, Io, Machine, NodeId, Now, SyncTicket, TimerId};
 use store::Store;
 
 pub(crate) const MS: u64 = 1_000_000;

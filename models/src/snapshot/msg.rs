@@ -3,7 +3,7 @@
 
 use super::events::SnapValue;
 use serde::{Deserialize, Serialize};
-use sim::machine::MsgInfo;
+use sim::MsgInfo;
 
 /// One journal record; `update: None` deletes the key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -170,7 +170,7 @@ impl MsgInfo for SnapMsg {
         }
     }
 
-    fn digest_at(&self, now: &sim::machine::Now) -> Option<u64> {
+    fn digest_at(&self, now: &sim::Now) -> Option<u64> {
         Some(sim::hash::debug_digest(&self.relative(now)))
     }
 }

@@ -14,7 +14,7 @@ use super::events::{SnapEvent, SnapValue};
 use super::msg::{Record, RowView, SnapMsg, Stmt};
 use super::{SnapIo, MS};
 use sim::hash::debug_digest;
-use sim::machine::{NodeId, Now};
+use sim::{NodeId, Now};
 use std::collections::BTreeMap;
 
 const TICK: u64 = 1;

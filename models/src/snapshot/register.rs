@@ -4,7 +4,7 @@
 
 use super::check::{NoLostWrite, NoTombstoneRevival, OffsetMonotonic, SnapshotLiveness, SnapshotMatchesJournal};
 use super::{SnapBugs, SnapConfig, SnapNode};
-use sim::registry::{Bug, InvariantDef, ModelDef, Setup};
+use sim::{Bug, InvariantDef, ModelDef, Setup};
 
 pub const BUGS: &[Bug] = &[
     Bug {

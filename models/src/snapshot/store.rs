@@ -18,7 +18,7 @@ use super::msg::SnapMsg;
 use super::table::Table;
 use super::{chance, SnapIo, MS};
 use sim::hash::debug_digest;
-use sim::machine::{DiskError, NodeId, Now, SyncTicket};
+use sim::{DiskError, NodeId, Now, SyncTicket};
 use std::collections::{BTreeMap, VecDeque};
 
 const REAP: u64 = 1;

@@ -13,7 +13,7 @@
 use super::events::SnapValue;
 use super::msg::{Record, RowView, Stmt};
 use sim::hash::debug_digest;
-use sim::machine::Now;
+use sim::Now;
 use std::collections::BTreeMap;
 
 /// A cell and the store-clock time it expires at (`None`: never).

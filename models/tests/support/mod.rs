@@ -2,8 +2,7 @@
 
 use dst_runner::run_seed_with;
 use sim::explore::{Bounds, Tape};
-use sim::world::{Overrides, RunOutcome};
-use sim::Scenario;
+use sim::{Overrides, RunOutcome, Scenario};
 
 /// The natural explored run of `sc` (no departure from the natural order)
 /// within `bounds`, seed 0, every event kept.

@@ -15,9 +15,9 @@
 //!   outcomes per op kind, a model's own event kinds by the role of the node
 //!   that reported them, coverage goals.
 
-use sim::event::{Event, EventKind, ModelEvent, Role};
+use sim::fault::Action;
 use sim::hash::StableHasher;
-use sim::nemesis::Action;
+use sim::{Event, EventKind, ModelEvent, Role};
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
@@ -186,8 +186,8 @@ fn generic_tag(m: &ModelEvent) -> &'static str {
     }
 }
 
-fn op_kind(op: &sim::workload::KvOp) -> &'static str {
-    use sim::workload::KvOp::*;
+fn op_kind(op: &sim::KvOp) -> &'static str {
+    use sim::KvOp::*;
     match op {
         Put { .. } => "put",
         Append { .. } => "append",

@@ -17,10 +17,8 @@ use features::Features;
 use mutate::{mutate, Candidate, Space};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use sim::registry::Registry;
 use sim::rng::{stream, Stream};
-use sim::scenario::{Expect, Scenario};
-use sim::world::{Overrides, RunOutcome, Status};
+use sim::{Expect, Overrides, Registry, RunOutcome, Scenario, Status};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -248,7 +246,7 @@ pub fn search(
     let scenario = registry.load(&opts.scenario)?;
     registry.validate(&scenario, &opts.bugs)?;
     if let Some(dir) = &opts.report_dir {
-        sim::files::check_dir(dir)?;
+        sim::host::files::check_dir(dir)?;
     }
     let started = Instant::now();
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
@@ -268,7 +266,10 @@ pub fn search(
     });
     let mut curve = Vec::new();
     let plain_base = opts.seed.wrapping_mul(1_000_003).wrapping_add(1 << 40);
-    while guided.runs < opts.runs && opts.budget.is_none_or(|b| started.elapsed() < b) && !sim::interrupt::stopping() {
+    while guided.runs < opts.runs
+        && opts.budget.is_none_or(|b| started.elapsed() < b)
+        && !sim::host::interrupt::stopping()
+    {
         let n = batch.min(opts.runs - guided.runs);
         let cands: Vec<Option<Candidate>> = (0..n)
             .map(|k| {
@@ -355,7 +356,7 @@ pub fn search(
         corpus: corpus.len(),
         curve,
         took: started.elapsed(),
-        interrupted: sim::interrupt::stopping(),
+        interrupted: sim::host::interrupt::stopping(),
     })
 }
 
@@ -500,7 +501,7 @@ fn record(
         side.stalls += 1;
         if side.first_stall.is_none() {
             let message = out.verdict.message.clone().unwrap_or_default();
-            side.first_stall = Some((side.runs, sim::one_line::one_line(&message)));
+            side.first_stall = Some((side.runs, linearizability::one_line::one_line(&message)));
             what = Some("stall");
         }
     } else {
@@ -519,7 +520,7 @@ fn record(
         // comparison often first find at the same run number.
         let name = format!(
             "{}-search-{}-{}-{what}-run-{}.json",
-            sim::files::name_from_data(&scenario.name),
+            sim::host::files::name_from_data(&scenario.name),
             opts.seed,
             side.name,
             side.runs

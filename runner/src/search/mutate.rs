@@ -7,10 +7,9 @@
 
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
-use sim::nemesis::{Action, PlanEntry};
+use sim::fault::{Action, PlanEntry};
 use sim::rng::{chance, range};
-use sim::scenario::Scenario;
-use sim::vary::Vary;
+use sim::{Scenario, Vary};
 use std::collections::BTreeMap;
 
 const MS: u64 = 1_000_000;
@@ -194,7 +193,7 @@ fn retarget(c: &mut Candidate, focus: Option<u64>, space: &Space, rng: &mut ChaC
         Action::Partition { groups } => groups.iter_mut().flatten().for_each(swap),
         Action::PartitionOneWay { from, to } => from.iter_mut().chain(to.iter_mut()).for_each(swap),
         Action::Isolate {
-            target: sim::nemesis::Target::Node(node),
+            target: sim::fault::Target::Node(node),
             ..
         } => swap(node),
         _ => {}
@@ -248,11 +247,11 @@ fn fits(a: &Action, nodes: usize, spared: &[usize]) -> bool {
         Action::Partition { groups } => groups.iter().flatten().all(ok),
         Action::PartitionOneWay { from, to } => from.iter().chain(to).all(ok),
         Action::Isolate {
-            target: sim::nemesis::Target::Node(node),
+            target: sim::fault::Target::Node(node),
             ..
         }
         | Action::Targeted {
-            trigger: sim::nemesis::Trigger::Unsynced { node: Some(node) },
+            trigger: sim::fault::Trigger::Unsynced { node: Some(node) },
             ..
         } => ok(node),
         _ => true,

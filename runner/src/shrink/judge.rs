@@ -5,11 +5,9 @@
 
 use super::minimize;
 use crate::{cause, describe, run_seed_with};
-use sim::calm::Calm;
-use sim::nemesis::PlanEntry;
-use sim::registry::Registry;
-use sim::scenario::Scenario;
-use sim::world::{Overrides, RunOutcome};
+use sim::fault::Calm;
+use sim::fault::PlanEntry;
+use sim::{Overrides, Registry, RunOutcome, Scenario};
 
 const MS: u64 = 1_000_000;
 
@@ -87,7 +85,7 @@ impl<'a> Judge<'a> {
     /// Runs still allowed: none once an interruption asks to stop, so the
     /// best case so far is written instead of lost.
     fn left(&self) -> u64 {
-        if sim::interrupt::stopping() {
+        if sim::host::interrupt::stopping() {
             return 0;
         }
         self.max_runs.saturating_sub(self.runs)

@@ -38,7 +38,7 @@ pub fn minimize<T: Clone>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim::nemesis::{Action, PlanEntry};
+    use sim::fault::{Action, PlanEntry};
 
     fn entry(node: usize) -> PlanEntry {
         PlanEntry {

@@ -18,9 +18,8 @@ pub use minimize::minimize;
 
 use super::{load_report, outcome};
 use judge::{Case, Judge};
-use sim::net::Chaos;
-use sim::registry::Registry;
-use sim::world::Verdict;
+use sim::fault::Chaos;
+use sim::{Registry, Verdict};
 use std::path::{Path, PathBuf};
 
 /// Passes of all the steps, repeated while one makes the counterexample smaller.
@@ -156,7 +155,7 @@ pub fn shrink(
         verdict: o.verdict.clone(),
         described: outcome::describe(&o),
         report: dest,
-        interrupted: sim::interrupt::stopping(),
+        interrupted: sim::host::interrupt::stopping(),
         kept: kept_besides_the_plan(&report),
     })
 }

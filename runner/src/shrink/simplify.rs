@@ -3,10 +3,8 @@
 
 use super::judge::{Case, Judge};
 use serde_json::Value;
-use sim::machine::NodeId;
-use sim::nemesis::{Action, PlanEntry, Target};
-use sim::scenario::Scenario;
-use sim::vary::Vary;
+use sim::fault::{Action, PlanEntry, Target};
+use sim::{NodeId, Scenario, Vary};
 use std::collections::BTreeMap;
 
 /// Tries each knob of `knobs` (as the scenario declares them) at its

@@ -13,7 +13,7 @@
 //!
 //! ```no_run
 //! use sim::async_node::Ctx;
-//! use sim::workload::{ClientReply, KvResult};
+//! use sim::{ClientReply, KvResult};
 //! use std::time::Duration;
 //! # #[derive(Clone, Debug, serde::Serialize)] struct Ping;
 //! # impl sim::MsgInfo for Ping { fn kind(&self) -> &'static str { "ping" } }

@@ -39,7 +39,7 @@ pub const GENERIC_KINDS: &[&str] = &[
 /// enum ShopEvent {
 ///     Sold { item: u32, price: u64 },
 /// }
-/// let e = sim::event::CustomEvent::encode(&ShopEvent::Sold { item: 3, price: 10 });
+/// let e = sim::CustomEvent::encode(&ShopEvent::Sold { item: 3, price: 10 });
 /// assert_eq!(e.name(), "sold");
 /// assert!(matches!(e.decode::<ShopEvent>(), Some(ShopEvent::Sold { item: 3, .. })));
 /// ```

@@ -246,7 +246,7 @@ pub fn walk<O: Walked>(
             + capacity_bytes::<Todo>(todo.capacity() + hot.capacity())
             + hashed_bytes::<u64>(shapes.capacity());
         sum.table_bytes = sum.table_bytes.max(bytes);
-        let stop = if crate::interrupt::stopping() {
+        let stop = if crate::host::interrupt::stopping() {
             Some("interrupted".to_string())
         } else if sum.states >= limits.states_max {
             Some(format!("state bound of {} reached", limits.states_max))

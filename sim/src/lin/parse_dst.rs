@@ -1,10 +1,11 @@
 //! dst's own histories: a dst report (its trace), or JSON Lines of dst
 //! trace events, one event a line.
 
-use super::{DstHistory, History, ParseError};
+use super::DstHistory;
 use crate::event::Event;
 use crate::report::Report;
 use crate::workload::{KvOp, KvResult};
+use linearizability::{History, ParseError};
 
 /// Whether `text` is a dst report rather than event lines.
 pub fn is_report(text: &str) -> bool {

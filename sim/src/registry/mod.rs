@@ -6,9 +6,9 @@
 //! reports replay it.
 //!
 //! ```
-//! use sim::registry::{Bug, ModelDef, Registry};
-//! # use sim::machine::{Io, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
-//! # use sim::workload::{ClientReply, ClientReq};
+//! use sim::{Bug, ModelDef, Registry};
+//! # use sim::{Io, Machine, MsgInfo, NodeId, SyncTicket, TimerId};
+//! # use sim::{ClientReply, ClientReq};
 //! # #[derive(Clone, Debug, serde::Serialize)] struct Ping;
 //! # impl MsgInfo for Ping { fn kind(&self) -> &'static str { "ping" } }
 //! # struct Node { slow: bool }
@@ -26,7 +26,7 @@
 //!
 //! let mut registry = Registry::new();
 //! registry.add(
-//!     ModelDef::new("pinger", "a toy", |setup: sim::registry::Setup<'_, Config>| {
+//!     ModelDef::new("pinger", "a toy", |setup: sim::Setup<'_, Config>| {
 //!         let slow = setup.bug("slow-ack");
 //!         Ok(move |_id| Node { slow })
 //!     })
@@ -216,9 +216,11 @@ impl Registry {
                 names.join(", ")
             ));
         }
-        let text =
-            crate::files::read_input_text(std::path::Path::new(name_or_path), crate::files::SMALL_INPUT_BYTES_MAX)
-                .map_err(|e| format!("cannot read scenario {name_or_path}: {e}"))?;
+        let text = crate::host::files::read_input_text(
+            std::path::Path::new(name_or_path),
+            crate::host::files::SMALL_INPUT_BYTES_MAX,
+        )
+        .map_err(|e| format!("cannot read scenario {name_or_path}: {e}"))?;
         Scenario::from_json(&text)
             .and_then(|s| self.validate(&s, &[]).map(|_| s))
             .and_then(|s| self.validate_draws(&s).map(|_| s))

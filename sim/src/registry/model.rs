@@ -155,8 +155,8 @@ impl ModelDef {
     ///
     /// ```
     /// use sim::async_node::Ctx;
-    /// use sim::registry::{ModelDef, Registry, Setup};
-    /// use sim::workload::{ClientReply, KvResult};
+    /// use sim::{ModelDef, Registry, Setup};
+    /// use sim::{ClientReply, KvResult};
     /// # #[derive(Clone, Debug, serde::Serialize)] struct Ping;
     /// # impl sim::MsgInfo for Ping { fn kind(&self) -> &'static str { "ping" } }
     ///

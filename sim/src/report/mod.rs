@@ -201,14 +201,14 @@ impl Report {
     }
 
     /// Write to `path` atomically, gzipped if its name ends in `.gz`;
-    /// creates the parent folder. See [`crate::files::write_atomic`] for
+    /// creates the parent folder. See [`crate::host::files::write_atomic`] for
     /// what is refused.
     pub fn write(&self, path: &Path) -> Result<(), String> {
         let text = self.encode(REPORT_BYTES_MAX)?;
         if path.extension().is_some_and(|e| e == "gz") {
-            crate::files::write_atomic(path, &crate::files::gzip(&text)?)
+            crate::host::files::write_atomic(path, &crate::host::files::gzip(&text)?)
         } else {
-            crate::files::write_atomic(path, &text)
+            crate::host::files::write_atomic(path, &text)
         }
     }
 
@@ -232,7 +232,7 @@ impl Report {
 
     /// Read and validate a report; the error is one line.
     pub fn read(path: &Path) -> Result<Report, String> {
-        let text = crate::files::read_text(path, GUNZIP_BYTES_MAX).map_err(|e| one_line(&e))?;
+        let text = crate::host::files::read_text(path, GUNZIP_BYTES_MAX).map_err(|e| one_line(&e))?;
         Self::parse(&text).map_err(|e| one_line(&format!("{}: {e}", path.display())))
     }
 
@@ -243,7 +243,7 @@ impl Report {
     }
 
     fn parse_checked(text: &str) -> Result<Report, String> {
-        let v: serde_json::Value = crate::strict::parse(text).map_err(|e| {
+        let v: serde_json::Value = crate::host::strict::parse(text).map_err(|e| {
             if e.is_eof() {
                 format!("truncated report ({e})")
             } else {
@@ -272,7 +272,7 @@ impl Report {
             }
             None => return Err("not a dst report (no schema field)".into()),
         }
-        let r: Report = crate::strict::from_value(&v).map_err(|e| format!("invalid report: {e}"))?;
+        let r: Report = crate::host::strict::from_value(&v).map_err(|e| format!("invalid report: {e}"))?;
         if !crate::hash::is_hex_hash(&r.trace_hash) {
             return Err(format!(
                 "trace_hash {:?} is not a trace hash (16 hex digits)",

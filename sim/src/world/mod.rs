@@ -182,7 +182,7 @@ struct World<'a, M: Machine, F: Fn(NodeId) -> M> {
     taken: u64,
     cut_at: Option<u64>,
     /// Events taken when an interruption ended the run (see
-    /// [`crate::interrupt::cut_runs`]).
+    /// [`crate::host::interrupt::cut_runs`]).
     interrupted: Option<u64>,
     /// Set when the run is explored: its moves come from a tape, and its
     /// events wait in windows (see [`crate::explore`]).
@@ -452,7 +452,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         }
         self.taken += 1;
         if Some(self.taken) == self.cut_at
-            || (self.taken.is_multiple_of(INTERRUPT_EVERY) && crate::interrupt::cut_now())
+            || (self.taken.is_multiple_of(INTERRUPT_EVERY) && crate::host::interrupt::cut_now())
         {
             self.interrupt();
             return false;

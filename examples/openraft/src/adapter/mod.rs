@@ -17,7 +17,7 @@ pub use node::node;
 pub use runtime::DstRuntime;
 
 use serde::{Deserialize, Serialize};
-use sim::workload::{KvOp, KvResult};
+use sim::{KvOp, KvResult};
 use std::io::Cursor;
 
 /// Where openraft's log index `index` stands in dst's events: openraft
@@ -52,9 +52,9 @@ openraft::declare_raft_types!(
 );
 
 /// This release as a dst model.
-pub fn model(about: &str) -> sim::registry::ModelDef {
+pub fn model(about: &str) -> sim::ModelDef {
     use crate::config::OpenraftConfig;
-    sim::registry::ModelDef::new_async(super::MODEL, about, |setup: sim::registry::Setup<'_, OpenraftConfig>| {
+    sim::ModelDef::new_async(super::MODEL, about, |setup: sim::Setup<'_, OpenraftConfig>| {
         setup.config.validate()?;
         if setup.config.membership_churn_ms > 0 && setup.scenario.nodes < 5 {
             return Err("membership_churn_ms needs 5 nodes or more: with fewer, a demoted voter leaves a majority of the disks that is no majority of the voters".into());
@@ -74,7 +74,7 @@ pub fn model(about: &str) -> sim::registry::ModelDef {
         "linearizable",
         "liveness",
     ])
-    .invariant(sim::registry::InvariantDef::new(
+    .invariant(sim::InvariantDef::new(
         crate::quorum::CommitOnQuorum::ID,
         crate::quorum::CommitOnQuorum::HOLDS_WHEN,
         |s| Box::new(crate::quorum::CommitOnQuorum::new(s.nodes)),

@@ -12,8 +12,7 @@ use super::{Msg, Request, TypeConfig};
 use crate::config::{OpenraftConfig, WriteForward};
 use openraft::error::{ClientWriteError, RaftError};
 use openraft::{Config, Raft, ServerState, SnapshotPolicy};
-use sim::event::{ModelEvent, Role};
-use sim::workload::{ClientReply, ClientReq, KvOp, KvResult};
+use sim::{ClientReply, ClientReq, KvOp, KvResult, ModelEvent, Role};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 

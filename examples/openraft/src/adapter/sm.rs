@@ -12,9 +12,8 @@ use openraft::{
     Entry, EntryPayload, LogId, OptionalSend, SnapshotMeta, StorageError, StorageIOError, StoredMembership,
 };
 use serde::{Deserialize, Serialize};
-use sim::event::ModelEvent;
 use sim::hash::stable_hash;
-use sim::workload::{apply_to_map, KvMap, KvResult};
+use sim::{apply_to_map, KvMap, KvResult, ModelEvent};
 use std::io::Cursor;
 use std::sync::{Arc, Mutex};
 
@@ -95,9 +94,8 @@ impl StateMachine {
         if !supersedes(self.lock().snapshot.as_ref(), &meta) {
             return Ok(());
         }
-        let fail = |e: sim::machine::DiskError| {
-            StorageError::from(StorageIOError::write_snapshot(Some(meta.signature()), io_error(e)))
-        };
+        let fail =
+            |e: sim::DiskError| StorageError::from(StorageIOError::write_snapshot(Some(meta.signature()), io_error(e)));
         self.ctx
             .append(Rec::Snapshot(meta.clone(), bytes.clone()))
             .map_err(fail)?;

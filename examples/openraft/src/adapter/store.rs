@@ -11,7 +11,7 @@ use crate::quorum::DiskEvent;
 use openraft::storage::{LogFlushed, LogState, RaftLogReader, RaftLogStorage};
 use openraft::{AnyError, Entry, LogId, OptionalSend, StorageError, StorageIOError, Vote};
 use sim::async_node::Ctx;
-use sim::event::ModelEvent;
+use sim::ModelEvent;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::ops::RangeBounds;
@@ -132,7 +132,7 @@ impl RaftLogStorage<TypeConfig> for LogStore {
     }
 
     async fn save_vote(&mut self, vote: &Vote<u64>) -> Result<(), StorageError<u64>> {
-        let fail = |e: sim::machine::DiskError| StorageError::from(StorageIOError::write_vote(io_error(e)));
+        let fail = |e: sim::DiskError| StorageError::from(StorageIOError::write_vote(io_error(e)));
         self.ctx.append(Rec::Vote(*vote)).map_err(fail)?;
         self.ctx.fsync().await.map_err(fail)?;
         self.lock().vote = Some(*vote);
@@ -152,7 +152,7 @@ impl RaftLogStorage<TypeConfig> for LogStore {
     /// leadership and answers linearizable reads at once, from the commit
     /// index it read back (see README).
     async fn save_committed(&mut self, committed: Option<LogId<u64>>) -> Result<(), StorageError<u64>> {
-        let fail = |e: sim::machine::DiskError| StorageError::from(StorageIOError::write(io_error(e)));
+        let fail = |e: sim::DiskError| StorageError::from(StorageIOError::write(io_error(e)));
         self.ctx.append(Rec::Committed(committed)).map_err(fail)?;
         if self.committed_synced {
             self.ctx.fsync().await.map_err(fail)?;
@@ -175,7 +175,7 @@ impl RaftLogStorage<TypeConfig> for LogStore {
         I: IntoIterator<Item = Entry<TypeConfig>> + OptionalSend,
         I::IntoIter: OptionalSend,
     {
-        let fail = |e: sim::machine::DiskError| StorageError::from(StorageIOError::write_logs(io_error(e)));
+        let fail = |e: sim::DiskError| StorageError::from(StorageIOError::write_logs(io_error(e)));
         let mut last = None;
         for e in entries {
             self.ctx.append(Rec::Entry(e.clone())).map_err(fail)?;
@@ -201,7 +201,7 @@ impl RaftLogStorage<TypeConfig> for LogStore {
     }
 
     async fn truncate(&mut self, log_id: LogId<u64>) -> Result<(), StorageError<u64>> {
-        let fail = |e: sim::machine::DiskError| StorageError::from(StorageIOError::write_logs(io_error(e)));
+        let fail = |e: sim::DiskError| StorageError::from(StorageIOError::write_logs(io_error(e)));
         self.ctx.append(Rec::Truncate(log_id.index)).map_err(fail)?;
         self.lock().log.split_off(&log_id.index);
         self.ctx.reached("log-truncated");
@@ -210,7 +210,7 @@ impl RaftLogStorage<TypeConfig> for LogStore {
     }
 
     async fn purge(&mut self, log_id: LogId<u64>) -> Result<(), StorageError<u64>> {
-        let fail = |e: sim::machine::DiskError| StorageError::from(StorageIOError::write_logs(io_error(e)));
+        let fail = |e: sim::DiskError| StorageError::from(StorageIOError::write_logs(io_error(e)));
         self.ctx.append(Rec::Purge(log_id)).map_err(fail)?;
         {
             let mut d = self.lock();

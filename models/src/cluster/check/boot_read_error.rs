@@ -1,8 +1,6 @@
 use crate::cluster::events::ClusterEvent;
-use sim::check::{Invariant, Violation};
-use sim::event::{Event, EventKind};
-use sim::nemesis::{Action, DiskFault};
-use sim::NodeId;
+use sim::fault::{Action, DiskFault};
+use sim::{Event, EventKind, Invariant, NodeId, Violation};
 use std::collections::BTreeMap;
 
 /// A worker's incarnation rises with every boot it completes, so a boot

@@ -1,6 +1,5 @@
 use crate::cluster::events::ClusterEvent;
-use sim::check::{Invariant, Violation};
-use sim::event::Event;
+use sim::{Event, Invariant, Violation};
 use std::collections::BTreeMap;
 
 /// A cascade of trigger writes stays within its depth bound: counted from

@@ -1,7 +1,5 @@
 use crate::cluster::events::ClusterEvent;
-use sim::check::{Invariant, Violation};
-use sim::event::Event;
-use sim::NodeId;
+use sim::{Event, Invariant, NodeId, Violation};
 use std::collections::BTreeMap;
 
 /// No write is applied under a descriptor version that the catalog had

@@ -1,7 +1,5 @@
 use crate::cluster::events::ClusterEvent;
-use sim::check::{Invariant, Violation};
-use sim::event::{Event, EventKind};
-use sim::NodeId;
+use sim::{Event, EventKind, Invariant, NodeId, Violation};
 use std::collections::BTreeMap;
 
 /// No node changes state on a message whose header epoch is older than the

@@ -1,8 +1,6 @@
 use crate::cluster::events::ClusterEvent;
-use sim::check::{Invariant, Violation};
-use sim::event::{Event, EventKind};
-use sim::nemesis::Action;
-use sim::NodeId;
+use sim::fault::Action;
+use sim::{Event, EventKind, Invariant, NodeId, Violation};
 use std::collections::BTreeMap;
 
 /// Past its deadline, a query's coordinator may take this much longer to

@@ -22,7 +22,7 @@ pub use trigger_siblings::TriggerSiblings;
 #[cfg(test)]
 pub(crate) mod tests {
     use super::super::events::ClusterEvent;
-    use sim::event::{Event, EventKind, ModelEvent};
+    use sim::{Event, EventKind, ModelEvent};
 
     pub fn ev(i: u64, node: usize, m: ClusterEvent) -> Event {
         Event {

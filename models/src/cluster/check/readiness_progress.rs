@@ -1,7 +1,5 @@
 use crate::cluster::events::ClusterEvent;
-use sim::check::{Invariant, Violation};
-use sim::event::{Event, EventKind};
-use sim::NodeId;
+use sim::{Event, EventKind, Invariant, NodeId, Violation};
 use std::collections::BTreeMap;
 
 /// Readiness fails only a group that made no progress: none whose applied

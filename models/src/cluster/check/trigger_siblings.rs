@@ -1,9 +1,7 @@
 use crate::cluster::events::ClusterEvent;
 use crate::cluster::ClusterConfig;
-use sim::check::{Invariant, Violation};
-use sim::event::{Event, EventKind};
-use sim::nemesis::Action;
-use sim::NodeId;
+use sim::fault::Action;
+use sim::{Event, EventKind, Invariant, NodeId, Violation};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Past the latest an action can finish (its delay and every backoff), a

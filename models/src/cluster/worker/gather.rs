@@ -6,7 +6,7 @@ use super::{Worker, T_GATHER_DEADLINE, T_QUERY};
 use crate::cluster::events::ClusterEvent;
 use crate::cluster::msg::Body;
 use crate::cluster::{ClusterIo, MS};
-use sim::machine::NodeId;
+use sim::NodeId;
 use std::collections::BTreeMap;
 
 pub(super) struct Gather {

@@ -10,7 +10,7 @@ use super::events::ClusterEvent;
 use super::msg::{Body, ClusterMsg};
 use super::{ClusterConfig, ClusterIo, Rec, MS};
 use gather::Gather;
-use sim::machine::{DiskError, NodeId, SyncTicket, TimerId};
+use sim::{DiskError, NodeId, SyncTicket, TimerId};
 use std::collections::BTreeSet;
 use triggers::Deferred;
 

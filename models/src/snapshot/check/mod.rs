@@ -16,7 +16,7 @@ pub use snapshot_matches_journal::SnapshotMatchesJournal;
 #[cfg(test)]
 pub(crate) mod tests {
     use super::super::events::{SnapEvent, SnapValue};
-    use sim::event::{Event, EventKind, ModelEvent};
+    use sim::{Event, EventKind, ModelEvent};
 
     pub fn ev(i: u64, node: usize, m: SnapEvent) -> Event {
         Event {

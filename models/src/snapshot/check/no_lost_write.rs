@@ -1,6 +1,5 @@
 use crate::snapshot::events::{SnapEvent, SnapValue};
-use sim::check::{Invariant, Violation};
-use sim::event::Event;
+use sim::{Event, Invariant, Violation};
 use std::collections::BTreeMap;
 
 /// A value an owner marks persisted was written to the store: the store

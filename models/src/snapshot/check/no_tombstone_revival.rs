@@ -1,6 +1,5 @@
 use crate::snapshot::events::{SnapEvent, SnapValue};
-use sim::check::{Invariant, Violation};
-use sim::event::Event;
+use sim::{Event, Invariant, Violation};
 use std::collections::BTreeMap;
 
 /// A key deleted at offset X never reads back live with a value from offset

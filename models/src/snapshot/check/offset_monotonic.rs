@@ -1,6 +1,5 @@
 use crate::snapshot::events::SnapEvent;
-use sim::check::{Invariant, Violation};
-use sim::event::Event;
+use sim::{Event, Invariant, Violation};
 use std::collections::BTreeMap;
 
 /// A key's stored offset never decreases while the store holds it. A row

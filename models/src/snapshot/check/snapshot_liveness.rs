@@ -1,6 +1,5 @@
 use crate::snapshot::events::SnapEvent;
-use sim::check::{Invariant, Violation};
-use sim::event::{Event, EventKind};
+use sim::{Event, EventKind, Invariant, Violation};
 use std::collections::BTreeMap;
 
 /// Liveness of the snapshot store: by the end of the liveness phase every

@@ -1,5 +1,5 @@
 //! A text file read as a stream, for readers that keep far less than the
-//! text: what [`crate::files::read_text`] reads whole, with its checks and
+//! text: what [`crate::host::files::read_text`] reads whole, with its checks and
 //! its messages (a regular file of at most [`INPUT_BYTES_MAX`] bytes,
 //! gunzipped if it is gzip to at most a bound, UTF-8).
 //!
@@ -9,7 +9,7 @@
 //! reads on to the end and names the file's fault if it has one: the first
 //! of its size or gzip, else where it first is not UTF-8.
 
-use crate::files::{GZIP_MAGIC, INPUT_BYTES_MAX};
+use crate::host::files::{GZIP_MAGIC, INPUT_BYTES_MAX};
 use std::cell::{Cell, RefCell};
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -77,7 +77,7 @@ impl TextInput {
     pub fn open(path: &Path, gunzip_max: u64) -> Result<TextInput, String> {
         let shown = path.display().to_string();
         let cannot = |e: &dyn std::fmt::Display| format!("cannot read {shown}: {e}");
-        let m = crate::files::regular_input(path).map_err(|e| cannot(&e))?;
+        let m = crate::host::files::regular_input(path).map_err(|e| cannot(&e))?;
         let too_large = format!("it is larger than {} MB", INPUT_BYTES_MAX >> 20);
         if m.len() > INPUT_BYTES_MAX {
             return Err(cannot(&too_large));
@@ -300,7 +300,7 @@ mod tests {
     /// What `read_text` says of the file, and what reading it as a stream
     /// to the end says.
     fn both(path: &Path) -> (Result<String, String>, Result<String, String>) {
-        let whole = crate::files::read_text(path, 1 << 20);
+        let whole = crate::host::files::read_text(path, 1 << 20);
         let streamed = TextInput::open(path, 1 << 20).and_then(|mut t| {
             let mut text = String::new();
             let read = t.read_to_string(&mut text);
@@ -316,9 +316,9 @@ mod tests {
         let mut bad_late = big.clone();
         bad_late.extend_from_slice(b"x\xffy");
         let cut_char = &big[..big.len() - 2];
-        let gz = crate::files::gzip(&big).unwrap();
+        let gz = crate::host::files::gzip(&big).unwrap();
         let gz_cut = &gz[..gz.len() / 2];
-        let gz_bad = crate::files::gzip(&bad_late).unwrap();
+        let gz_bad = crate::host::files::gzip(&bad_late).unwrap();
         let cases: [(&str, &[u8]); 7] = [
             ("empty", b""),
             ("big", &big),

@@ -154,10 +154,10 @@ fn remove_temps() {
 #[macro_export]
 macro_rules! outln {
     () => {
-        $crate::interrupt::write_out(format_args!(""))
+        $crate::host::interrupt::write_out(format_args!(""))
     };
     ($($arg:tt)*) => {
-        $crate::interrupt::write_out(format_args!($($arg)*))
+        $crate::host::interrupt::write_out(format_args!($($arg)*))
     };
 }
 
@@ -168,7 +168,7 @@ macro_rules! errln {
         $crate::errln!("")
     };
     ($($arg:tt)*) => {
-        $crate::interrupt::write_err(format_args!($($arg)*))
+        $crate::host::interrupt::write_err(format_args!($($arg)*))
     };
 }
 

@@ -28,13 +28,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create folder {}: {e}", dir.display()))?;
     }
     let tmp = temp_name(path);
-    crate::interrupt::track(tmp.clone());
+    crate::host::interrupt::track(tmp.clone());
     let written = write_new(&tmp, path, bytes)
         .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display())));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    crate::interrupt::untrack(&tmp);
+    crate::host::interrupt::untrack(&tmp);
     written
 }
 
