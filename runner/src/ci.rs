@@ -19,7 +19,7 @@ pub fn replay_command(r: &FuzzRecord, scenario: &str, seed: u64) -> String {
 }
 
 /// Why scenario `i` failed as a whole, one line each (none if it passed).
-pub fn scenario_problems(r: &FuzzRecord, i: usize) -> Vec<String> {
+pub(crate) fn scenario_problems(r: &FuzzRecord, i: usize) -> Vec<String> {
     let s = &r.scenarios[i];
     let j = r.judge(i);
     let mut out = Vec::new();

@@ -25,7 +25,7 @@ pub fn program() -> &'static str {
 
 /// `s` as one word for a POSIX shell: as it is if nothing in it is special,
 /// else in single quotes.
-pub fn shell_word(s: &str) -> String {
+pub(crate) fn shell_word(s: &str) -> String {
     let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=+,@%".contains(c));
     if plain {
         s.to_string()

@@ -123,7 +123,7 @@ pub fn run_seed(
 
 /// Events a run of [`run_seed_lean`] holds: at least this many of the
 /// latest, at most twice as many.
-pub const HELD_LEAN: u64 = 512;
+pub(crate) const HELD_LEAN: u64 = 512;
 
 /// [`run_seed`] for a caller that reads of a passing run only its verdict,
 /// coverage and counts (fuzz, mutants, bench). Checkers see every event as
@@ -256,7 +256,7 @@ pub fn explore(
 /// `out`'s run again (its seed, plan and calm messages) holding `keep`:
 /// the events a run had dropped, regenerated. `scenario` is the one `out`
 /// ran (before its knobs were drawn).
-pub fn rerun(
+pub(crate) fn rerun(
     registry: &Registry,
     scenario: &Scenario,
     bugs: &[String],
@@ -324,17 +324,6 @@ pub fn finding_report(
         && r.trace_hash == f.trace_hash
         && cause_of(&r.verdict, &r.trace) == f.cause;
     same.then_some((r, s))
-}
-
-/// [`load_report`] with the whole trace, regenerated if the report is
-/// compact (see [`with_full_trace`]).
-pub fn load_full_report(
-    registry: &Registry,
-    path: &std::path::Path,
-) -> Result<(sim::report::Report, Scenario), String> {
-    let (r, s) = load_report(registry, path)?;
-    let r = with_full_trace(registry, &s, r).map_err(|e| one_line(&format!("{}: {e}", path.display())))?;
-    Ok((r, s))
 }
 
 /// The report at `path` with its whole trace: a full report as it is

@@ -1,6 +1,6 @@
 //! Coverage-guided search: instead of drawing every run afresh from a new
 //! seed, keep the runs that reached something no run reached before (an
-//! abstract state, a transition, a message pattern: see [`features`]) and
+//! abstract state, a transition, a message pattern) and
 //! mutate them: their fault plans, seeds and drawn configurations. Runs go
 //! out in batches and come back in batch order, so a campaign is the same
 //! for a campaign seed whatever the number of threads; every finding is an
@@ -9,8 +9,8 @@
 //! With `compare`, every batch also runs as many plain seeds, measured with
 //! the same features, so the two are compared on the same CPU time.
 
-pub mod features;
-pub mod mutate;
+mod features;
+mod mutate;
 
 use crate::{cause, pool, report, run_seed_with, Class};
 use features::Features;
@@ -536,7 +536,7 @@ fn record(
 }
 
 /// The cause a run that ended without a verdict counts under.
-pub const STALL: &str = "stall";
+pub(crate) const STALL: &str = "stall";
 
 #[cfg(test)]
 mod tests {
