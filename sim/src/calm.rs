@@ -1,5 +1,5 @@
 //! Calm messages: the ids of messages (the per-run counter of
-//! [`crate::event::EventKind::Send`]) whose message chaos is switched off.
+//! [`crate::EventKind::Send`]) whose message chaos is switched off.
 //! The network still draws each one's fate, so the stream stays aligned
 //! and every other message meets the fate it would have met; a calm one
 //! just arrives once, without the extra delay. This makes message chaos

@@ -135,7 +135,7 @@ pub fn stable_hash<T: Hash + ?Sized>(v: &T) -> u64 {
 }
 
 /// A digest of a `Hash` value, a word at a time: for
-/// [`crate::machine::Machine::digest`] where a model's state derives
+/// [`crate::Machine::digest`] where a model's state derives
 /// `Hash`, several times cheaper than [`debug_digest`] (no text is made).
 pub fn state_digest<T: Hash + ?Sized>(v: &T) -> u64 {
     let mut h = WordHasher::default();
@@ -144,7 +144,7 @@ pub fn state_digest<T: Hash + ?Sized>(v: &T) -> u64 {
 }
 
 /// A digest of `v`'s `Debug` text, stable across machines and builds: the
-/// cheapest sound state digest for [`crate::machine::Machine::digest`]
+/// cheapest sound state digest for [`crate::Machine::digest`]
 /// when a model's state derives `Debug` (two states digest alike only if
 /// they print alike). A field whose order is not its value's (a `HashMap`)
 /// can make equal states digest apart: that costs pruning, never a bug.

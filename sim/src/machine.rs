@@ -470,7 +470,7 @@ impl<'a, M: Machine + ?Sized> Io<'a, M> {
         self.push(Output::Event(e));
     }
     /// Report an event of the model's own vocabulary: a serde type that
-    /// serializes to an object tagged by `model` (see [`crate::event::CustomEvent`]).
+    /// serializes to an object tagged by `model` (see [`crate::CustomEvent`]).
     pub fn emit<T: Serialize>(&mut self, e: &T) {
         self.push(Output::Event(ModelEvent::custom(e)));
     }

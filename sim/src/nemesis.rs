@@ -174,7 +174,7 @@ pub enum Action {
 }
 
 /// A storage fault that lasts a while. A model sees it as a
-/// [`crate::machine::DiskError`] value, or as a failed fsync.
+/// [`crate::DiskError`] value, or as a failed fsync.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DiskFault {

@@ -241,7 +241,7 @@ impl Scenario {
     }
 
     /// Parse and check what needs no model; the error is one line fit for a
-    /// user. [`crate::registry::Registry::validate`] checks the rest.
+    /// user. [`crate::Registry::validate`] checks the rest.
     pub fn from_json(text: &str) -> Result<Scenario, String> {
         let s: Scenario =
             crate::host::strict::from_str(text).map_err(|e| one_line(&format!("invalid scenario JSON: {e}")))?;

@@ -155,7 +155,7 @@ impl<M: Message, R: Record> Ctx<M, R> {
     }
 
     /// The next peer whose connection to this node broke, on `stream`
-    /// links (see [`crate::machine::Machine::on_link_broken`]); never on
+    /// links (see [`crate::Machine::on_link_broken`]); never on
     /// datagram links.
     pub fn link_broken(&self) -> LinkBroken<M, R> {
         Next::new(*self, |h| (&mut h.broken, &mut h.broken_waiters))
@@ -270,7 +270,7 @@ impl<M: Message, R: Record> Ctx<M, R> {
     }
 
     /// Reports an event of the model's own vocabulary (see
-    /// [`crate::event::CustomEvent`]).
+    /// [`crate::CustomEvent`]).
     pub fn emit<T: Serialize>(&self, e: &T) {
         self.push(Output::Event(ModelEvent::custom(e)));
     }

@@ -33,7 +33,7 @@
 //! }
 //! ```
 //!
-//! Register it with [`crate::registry::ModelDef::new_async`].
+//! Register it with [`crate::ModelDef::new_async`].
 //!
 //! Code with no [`Ctx`] at hand (a library's runtime trait: spawn, sleep,
 //! now, random) uses this module's free functions, which act for the node

@@ -191,7 +191,7 @@ pub enum EventKind {
         id: u64,
         /// The receiver; the event's node is the sender.
         to: NodeId,
-        /// The message's kind, as [`crate::machine::MsgInfo::kind`] names it.
+        /// The message's kind, as [`crate::MsgInfo::kind`] names it.
         msg: Cow<'static, str>,
     },
     /// A message reached its receiver, the event's node, which handles it now.
@@ -304,7 +304,7 @@ pub enum EventKind {
         /// Covered disk operations that became durable.
         kept: u64,
     },
-    /// The node stopped itself ([`crate::machine::Io::halt`]); the world
+    /// The node stopped itself ([`crate::Io::halt`]); the world
     /// boots it again shortly.
     Halt {
         /// Why, in the node's own words.

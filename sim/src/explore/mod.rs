@@ -23,12 +23,12 @@
 //!
 //! [`search`] walks the tree of tapes by fewest deviations first (or
 //! depth first). Each run reports the digest of every state it passes
-//! ([`crate::machine::Machine::digest`]), so one run visits a whole
+//! ([`crate::Machine::digest`]), so one run visits a whole
 //! natural path, and stops at the first state the walk has expanded
 //! ([`Known`]). States meet again across time: a node that gives a digest
 //! draws from a stream keyed by its state, and the world's digest is
 //! relative to now where every node, message and record gives a relative
-//! one ([`crate::machine::Machine::digest_at`]). A
+//! one ([`crate::Machine::digest_at`]). A
 //! violation is an ordinary run whose report carries its tape, so
 //! `replay`, `view` and `export` read it like any other.
 

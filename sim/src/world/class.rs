@@ -40,7 +40,7 @@ pub fn cause_of(verdict: &Verdict, trace: &[Event]) -> Option<String> {
 pub const PANIC: &str = "panic";
 
 /// `expected`: the causes the scenario declares (see
-/// [`crate::registry::Registry::expected_causes`]). A violation is expected
+/// [`crate::Registry::expected_causes`]). A violation is expected
 /// when a bug switch asked for it or the scenario declares its cause; an
 /// exhausted budget never is.
 pub fn classify(out: &RunOutcome, expected: &[String], bugs: &[String]) -> Class {

@@ -36,7 +36,7 @@ pub(super) struct Client {
 
 impl Client {
     /// Its digest with node `x` named `ids[x]` (see
-    /// [`crate::machine::Machine::digest_renamed`]).
+    /// [`crate::Machine::digest_renamed`]).
     pub(super) fn digest_renamed(&self, ids: &[NodeId]) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = crate::hash::WordHasher::default();

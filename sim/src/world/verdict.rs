@@ -32,7 +32,7 @@ pub struct Verdict {
     /// What went wrong, in words; `None` for a pass.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub message: Option<String>,
-    /// Positions in the trace ([`crate::event::Event::i`]) of the events that show it.
+    /// Positions in the trace ([`crate::Event::i`]) of the events that show it.
     #[serde(default)]
     pub evidence: Vec<u64>,
 }

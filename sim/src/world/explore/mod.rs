@@ -130,7 +130,7 @@ impl<Msg> Walk<Msg> {
     }
 }
 
-/// A model's own decision (see [`crate::machine::Io::choice`]) is a
+/// A model's own decision (see [`crate::Io::choice`]) is a
 /// choice like any other: the tape names which outcome, 0 the drawn one
 /// and `k` the `k`-th of the others. A state in the middle of a step has
 /// no digest the world can take (the node is busy), so it is told by the
