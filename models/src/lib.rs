@@ -1,12 +1,18 @@
+#![deny(missing_docs)]
+#![warn(unnameable_types)]
 //! The systems under test that ship with dst, each a sans-IO
 //! [`sim::Machine`] with its catalogued bug switches, registered
 //! through the same public path as any user's model.
 
-pub mod cluster;
-pub mod raft;
-pub mod snapshot;
+mod cluster;
+mod raft;
+mod snapshot;
 
 pub mod scenarios;
+
+pub use cluster::{events::ClusterEvent, ClusterConfig};
+pub use raft::{RaftConfig, ReadMode};
+pub use snapshot::{events::SnapEvent, events::SnapValue, msg::RowView, SnapConfig};
 
 use sim::Registry;
 

@@ -1,6 +1,7 @@
 //! The built-in scenarios of the built-in models: JSON files in
 //! scenarios/, compiled in and added to the registry by name.
 
+/// Each scenario's name and its JSON text.
 pub const BUILTIN: &[(&str, &str)] = &[
     ("raft-partitions", include_str!("../../scenarios/raft-partitions.json")),
     ("raft-streams", include_str!("../../scenarios/raft-streams.json")),

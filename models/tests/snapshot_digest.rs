@@ -3,7 +3,7 @@
 //! digests leave absolute time out, and `records_max` bounds what the
 //! producers append for a small scope.
 
-use models::snapshot::events::SnapEvent;
+use models::SnapEvent;
 mod support;
 
 use dst_runner::run_seed_with;

@@ -107,8 +107,10 @@ pub const TRIGGER_RETRIES_MAX: u32 = 20;
 pub const CATCHUP_ENTRIES_MAX: u64 = 1_000_000_000;
 
 impl ClusterConfig {
+    /// The catalog's node id.
     pub const CATALOG: usize = 0;
 
+    /// The workers' node ids.
     pub fn workers(&self) -> std::ops::Range<usize> {
         1..self.nodes
     }

@@ -62,9 +62,6 @@ impl Log {
     pub fn last_term(&self) -> u64 {
         self.entries.last().map_or(self.snapshot_term, |e| e.term)
     }
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

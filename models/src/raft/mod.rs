@@ -163,25 +163,6 @@ impl Raft {
         }
     }
 
-    pub fn id(&self) -> NodeId {
-        self.id
-    }
-    pub fn role(&self) -> Role {
-        self.role
-    }
-    pub fn term(&self) -> u64 {
-        self.term
-    }
-    pub fn commit_index(&self) -> u64 {
-        self.commit
-    }
-    pub fn applied_index(&self) -> u64 {
-        self.applied
-    }
-    pub fn state_digest(&self) -> u64 {
-        self.sm.digest()
-    }
-
     fn quorum(&self) -> usize {
         self.cfg.nodes / 2 + 1
     }

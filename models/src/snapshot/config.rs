@@ -31,13 +31,17 @@ pub struct SnapConfig {
     pub delete_probability: f64,
     /// Largest batch one fetch returns.
     pub fetch_records_max: u32,
+    /// Each partition an owner holds is fetched from the journal this often.
     pub fetch_every_ms: u64,
     /// Snapshots of changed keys are written this often (deletes included).
     pub flush_every_ms: u64,
     /// The committed offset is advanced this often; kept longer than the
     /// flush interval so stored snapshots run ahead of it (the replay window).
     pub commit_every_ms: u64,
+    /// An owner looks at its partitions (fetch, flush, commit due) this often.
     pub tick_ms: u64,
+    /// Owners tell the journal they are alive this often; the journal
+    /// checks on its owners at the same period.
     pub heartbeat_ms: u64,
     /// An owner not heard from for this long loses its partitions.
     pub session_ms: u64,
@@ -105,7 +109,9 @@ impl Default for SnapConfig {
 }
 
 impl SnapConfig {
+    /// The store's node id.
     pub const STORE: usize = 0;
+    /// The journal's node id.
     pub const JOURNAL: usize = 1;
 
     /// The partition owners' node ids.

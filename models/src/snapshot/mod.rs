@@ -26,10 +26,8 @@ pub mod register;
 mod store;
 mod table;
 
-pub use cell::{Cell, Stored};
 pub use config::{SnapBugs, SnapConfig};
 pub use msg::SnapMsg;
-pub use table::Table;
 
 use journal::JournalNode;
 use owner::Owner;

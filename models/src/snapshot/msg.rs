@@ -47,6 +47,7 @@ impl Stmt {
 /// A row as a read (or a failed condition) shows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowView {
+    /// The row's key.
     pub key: u32,
     /// `None`: the offset cell is null (expired): a guard-expired row.
     pub offset: Option<u64>,
