@@ -11,8 +11,6 @@ mod number;
 mod read;
 mod stream;
 #[cfg(test)]
-mod stream_tests;
-#[cfg(test)]
 mod tests;
 
 pub use read::{read_one, Reader, DEPTH_MAX};

@@ -9,6 +9,7 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
 
 mod brute;
+mod edn_stream;
 mod jepsen_edn;
 mod set_order;
 mod string_kv_appends;

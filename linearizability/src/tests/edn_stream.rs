@@ -2,7 +2,7 @@
 //! errors, that the whole text gives: a value, string, comment or char cut
 //! by a chunk's end is read as if it were not.
 
-use super::{Edn, EdnError, Items, Reader};
+use crate::edn::{Edn, EdnError, Items, Reader};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::io::BufReader;
