@@ -14,7 +14,7 @@ use std::path::PathBuf;
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
-    pub cmd: Cmd,
+    pub(crate) cmd: Cmd,
 }
 
 /// Every command; `dst COMMAND --help` gives its options.

@@ -1,4 +1,5 @@
 #![deny(missing_docs)]
+#![warn(unnameable_types)]
 //! The `dst` command line over a registry. A user's binary gets every
 //! command for its own models with a few lines:
 //!
@@ -31,7 +32,8 @@ mod values;
 pub mod perfetto;
 pub mod view;
 
-pub use args::{Cli, Cmd};
+pub use args::Cli;
+use args::Cmd;
 pub use progress::parse_duration;
 
 use clap::Parser;

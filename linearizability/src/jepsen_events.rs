@@ -22,19 +22,26 @@ use std::collections::BTreeMap;
 pub enum OpValue {
     /// No model reads the value of such an op.
     Unread,
+    /// A value that is not a collection.
     One(Value),
     /// A vector, list or set: its items.
     Items(Collection, Vec<Value>),
 }
 
+/// Which collection a `:value` was written as: it decides how the value
+/// reads as one (a list as a vector, a set's members sorted).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Collection {
+    /// `[...]`.
     Vector,
+    /// `(...)`.
     List,
+    /// `#{...}`.
     Set,
 }
 
 impl OpValue {
+    /// The value of an op as read from its EDN: a collection's items, or one value.
     pub fn of(e: &Edn) -> OpValue {
         let items = |c, items: &[Edn]| OpValue::Items(c, items.iter().map(Value::from).collect());
         match e {
@@ -99,11 +106,14 @@ fn canonical(c: Collection, items: &[Value]) -> String {
 /// What a refused `:value` is shown as: as written, cut short. Kept with
 /// the event only where that text is not the canonical one.
 pub struct Shown<'a> {
+    /// The value, as a model reads it.
     pub value: OpValue,
     written: Option<&'a str>,
 }
 
 impl Shown<'_> {
+    /// The value as an error shows it: as written if that differs from
+    /// its canonical text, cut short either way.
     pub fn brief(&self) -> String {
         match self.written {
             Some(w) => w.to_string(),

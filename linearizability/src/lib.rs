@@ -1,4 +1,5 @@
 #![deny(missing_docs)]
+#![warn(unnameable_types)]
 //! Linearizability checking of client histories, as dst's `check`
 //! command and its `linearizable` invariant do it, usable on its own: it
 //! builds without the simulator, its runtime or any `--cfg`.
@@ -86,7 +87,7 @@ pub mod gen_kv;
 mod tests;
 
 pub use history::{History, Op, ParseError, Recorder};
-pub use jepsen_events::Events;
+pub use jepsen_events::{Collection, Events, OpValue, Shown};
 pub use jepsen_model::{JepsenModel, ModelUser};
 pub use jepsen_ops::JepsenOps;
 pub use kv::DstKv;

@@ -1,4 +1,5 @@
 #![deny(missing_docs)]
+#![warn(unnameable_types)]
 //! The runner: everything `dst` does with a registry, as library calls, so
 //! a user's own tests can fuzz a seed range, replay and shrink a failing
 //! seed, or keep a regression corpus of their models exactly as the
