@@ -113,7 +113,7 @@ where
     };
     let r = registry;
     if let Err(e) = clash::check(r, &cli.cmd) {
-        sim::errln!("dst: {}", linearizability::one_line::one_line(&e));
+        sim::errln!("dst: {}", one_line(&e));
         return ExitCode::from(2);
     }
     let exit = match cli.cmd {

@@ -7,6 +7,7 @@
 
 use super::record::{FuzzRecord, ScenarioRecord, SeedSpan, ShardOf};
 use super::tally::Tally;
+use linearizability::one_line::one_line;
 use std::collections::BTreeSet;
 
 /// Whether `r` is a summary dst could have written; the error names the
@@ -44,7 +45,7 @@ pub fn check(r: &FuzzRecord) -> Result<(), String> {
         tally(&s.tally, r.seeds, shard)
             .and_then(|()| findings(s, &r.bugs))
             .and_then(|()| verdict(r, i))
-            .map_err(|e| format!("scenario {}: {e}", linearizability::one_line::one_line(&s.scenario)))?;
+            .map_err(|e| format!("scenario {}: {e}", one_line(&s.scenario)))?;
     }
     let ok = r.scenarios.iter().all(|s| s.ok) && (!r.interrupted || r.merged.is_empty());
     if r.ok != ok {
@@ -127,17 +128,13 @@ fn tally(t: &Tally, seeds: SeedSpan, shard: ShardOf) -> Result<(), String> {
     }
     for (g, n) in &t.coverage {
         if *n == 0 || *n > t.seeds {
-            return Err(format!(
-                "goal {} reached by {n} of {} seeds",
-                linearizability::one_line::one_line(g),
-                t.seeds
-            ));
+            return Err(format!("goal {} reached by {n} of {} seeds", one_line(g), t.seeds));
         }
         let first = t.coverage_first[g];
         if !runs(first) {
             return Err(format!(
                 "goal {} first reached at seed {first}, which shard {}/{} of its range does not run",
-                linearizability::one_line::one_line(g),
+                one_line(g),
                 shard.index,
                 shard.count
             ));
@@ -148,7 +145,7 @@ fn tally(t: &Tally, seeds: SeedSpan, shard: ShardOf) -> Result<(), String> {
         if *n != shown {
             return Err(format!(
                 "{n} seeds violate {}, but {shown} findings name it",
-                linearizability::one_line::one_line(c)
+                one_line(c)
             ));
         }
     }
@@ -159,7 +156,7 @@ fn tally(t: &Tally, seeds: SeedSpan, shard: ShardOf) -> Result<(), String> {
     {
         return Err(format!(
             "a finding names {}, which it counts no seed violating",
-            linearizability::one_line::one_line(f)
+            one_line(f)
         ));
     }
     Ok(())
@@ -180,9 +177,7 @@ fn findings(s: &ScenarioRecord, bugs: &[String]) -> Result<(), String> {
             return Err(format!(
                 "seed {seed} is called {}expected, which its cause {} is not",
                 if f.expected { "" } else { "un" },
-                f.cause
-                    .as_deref()
-                    .map_or("(none)".into(), linearizability::one_line::one_line)
+                f.cause.as_deref().map_or("(none)".into(), one_line)
             ));
         }
         if !f.trace_hash.is_empty() && !sim::hash::is_hex_hash(&f.trace_hash) {

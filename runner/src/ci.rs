@@ -3,6 +3,7 @@
 //! and a Markdown job summary.
 
 use super::record::FuzzRecord;
+use linearizability::one_line::one_line;
 use std::fmt::Write;
 
 /// The command that replays a seed: its report if one was written, else a
@@ -117,7 +118,7 @@ fn esc(s: &str) -> String {
 /// images, tags or table cells to the job page.
 fn md_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in linearizability::one_line::one_line(s).chars() {
+    for c in one_line(s).chars() {
         if c.is_ascii_punctuation() {
             out.push('\\');
         }
@@ -130,7 +131,7 @@ fn md_text(s: &str) -> String {
 /// longest run of them, padded so a backtick at either end stays inside,
 /// and with table pipes escaped (GitHub splits cells on them even there).
 fn md_code(s: &str) -> String {
-    let s = linearizability::one_line::one_line(s).replace('|', "\\|");
+    let s = one_line(s).replace('|', "\\|");
     let mut run = 0;
     let mut longest = 0;
     for c in s.chars() {

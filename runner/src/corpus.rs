@@ -3,6 +3,7 @@
 //! Replaying it is how a finding stays found.
 
 use super::{run_seed, run_seed_with};
+use linearizability::one_line::one_line;
 use serde::{Deserialize, Serialize};
 use sim::Registry;
 use std::path::Path;
@@ -90,11 +91,11 @@ fn run_line(registry: &Registry, line: &CorpusLine) -> Result<sim::RunOutcome, S
         return run_seed(registry, &s, line.seed, &line.bugs, None).map(|(out, _)| out);
     };
     let scenario: sim::Scenario = serde_json::from_value(case.config.clone())
-        .map_err(|e| linearizability::one_line::one_line(&format!("the line's case is not a scenario: {e}")))?;
+        .map_err(|e| one_line(&format!("the line's case is not a scenario: {e}")))?;
     registry
         .validate(&scenario, &line.bugs)
         .and_then(|_| sim::fault::check_plan(&case.plan, scenario.nodes, &scenario.faults.spared))
-        .map_err(|e| linearizability::one_line::one_line(&e))?;
+        .map_err(|e| one_line(&e))?;
     let fixed = sim::Overrides {
         plan: Some(case.plan.clone()),
         calm: case.calm.clone(),

@@ -1,6 +1,7 @@
 //! Where a time-boxed campaign stopped, kept in a file so that the next
 //! run (tomorrow night's) continues there instead of repeating seeds.
 
+use linearizability::one_line::one_line;
 use serde::{Deserialize, Serialize};
 use sim::Scenario;
 use std::path::Path;
@@ -55,9 +56,8 @@ impl Cursor {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(format!("cannot read cursor {}: {e}", path.display())),
         };
-        let c: Cursor = sim::host::strict::from_str(&text).map_err(|e| {
-            linearizability::one_line::one_line(&format!("cursor {}: not a dst cursor ({e})", path.display()))
-        })?;
+        let c: Cursor = sim::host::strict::from_str(&text)
+            .map_err(|e| one_line(&format!("cursor {}: not a dst cursor ({e})", path.display())))?;
         if c.format != FORMAT {
             return Err(format!(
                 "cursor {}: format {} (this dst reads {FORMAT})",

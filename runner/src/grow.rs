@@ -7,6 +7,7 @@
 
 use super::corpus::{CorpusCase, CorpusLine};
 use super::{load_report, outcome, run_seed, shrink, Finding};
+use linearizability::one_line::one_line;
 use sim::{Event, Expect, Registry, Scenario, Verdict};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -101,13 +102,8 @@ fn read_corpus(path: &Path) -> Result<String, String> {
 fn signatures_in(text: &str, path: &Path) -> Result<BTreeSet<String>, String> {
     let mut known = BTreeSet::new();
     for (i, raw) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let line: CorpusLine = sim::host::strict::from_str(raw).map_err(|e| {
-            linearizability::one_line::one_line(&format!(
-                "corpus {}:{}: not a corpus line ({e})",
-                path.display(),
-                i + 1
-            ))
-        })?;
+        let line: CorpusLine = sim::host::strict::from_str(raw)
+            .map_err(|e| one_line(&format!("corpus {}:{}: not a corpus line ({e})", path.display(), i + 1)))?;
         known.extend(line.signature);
     }
     Ok(known)
@@ -226,7 +222,7 @@ fn line_for(
             seed: c.seed,
             bugs: bugs.to_vec(),
             expect,
-            why: linearizability::one_line::one_line(&format!("fuzz found {cause}: {described} ({note}){until}")),
+            why: one_line(&format!("fuzz found {cause}: {described} ({note}){until}")),
             signature: Some(sig.to_string()),
             case: Some(CorpusCase {
                 config: r.config,

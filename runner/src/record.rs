@@ -3,6 +3,7 @@
 
 use super::fuzz::FuzzSummary;
 use super::tally::{Declared, Judge, Tally};
+use linearizability::one_line::one_line;
 use serde::{Deserialize, Serialize};
 use sim::{Expect, Scenario};
 use std::path::PathBuf;
@@ -176,9 +177,8 @@ impl FuzzRecord {
             }
             None => return Err(format!("{}: not a fuzz summary (no format field)", path.display())),
         }
-        sim::host::strict::from_value(&v).map_err(|e| {
-            linearizability::one_line::one_line(&format!("{}: invalid fuzz summary ({e})", path.display()))
-        })
+        sim::host::strict::from_value(&v)
+            .map_err(|e| one_line(&format!("{}: invalid fuzz summary ({e})", path.display())))
     }
 }
 

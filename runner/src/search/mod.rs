@@ -14,6 +14,7 @@ mod mutate;
 
 use crate::{cause, pool, report, run_seed_with, Class};
 use features::Features;
+use linearizability::one_line::one_line;
 use mutate::{mutate, Candidate, Space};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -501,7 +502,7 @@ fn record(
         side.stalls += 1;
         if side.first_stall.is_none() {
             let message = out.verdict.message.clone().unwrap_or_default();
-            side.first_stall = Some((side.runs, linearizability::one_line::one_line(&message)));
+            side.first_stall = Some((side.runs, one_line(&message)));
             what = Some("stall");
         }
     } else {
