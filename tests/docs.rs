@@ -88,6 +88,7 @@ fn every_rust_and_toml_block_is_an_excerpt_of_the_example() {
         files(&root.join("examples").join(example), &mut paths);
     }
     paths.push(root.join(".cargo/config.toml"));
+    paths.push(root.join("Cargo.toml"));
     let sources: Vec<(PathBuf, Vec<String>)> = paths
         .into_iter()
         .map(|p| {

@@ -105,7 +105,7 @@ async fn backup(ctx: Ctx<Msg, KvOp>) {
 #[derive(Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 struct Misbehave {
-    /// "panic", "panic-detached", "deadlock", "cycle", "spin", "busy", "exit", "hashmap" or "" (behave).
+    /// "panic", "panic-detached", "deadlock", "cycle", "spin", "spin-spawned", "busy", "exit", "hashmap" or "" (behave).
     how: String,
     at_ms: u64,
 }
@@ -179,6 +179,14 @@ async fn misbehaving(ctx: Ctx<Msg, KvOp>, m: Misbehave) {
         "spin" => loop {
             tokio::task::yield_now().await;
         },
+        "spin-spawned" => {
+            tokio::spawn(async {
+                loop {
+                    tokio::task::yield_now().await;
+                }
+            });
+            std::future::pending::<()>().await
+        }
         "busy" => {
             let start = ctx.now_mono_ns();
             while ctx.now_mono_ns() < start + 1_000_000 {}
@@ -420,7 +428,21 @@ fn a_deadlocked_node_ends_the_run_stalled() {
 
 #[test]
 fn a_node_that_yields_forever_ends_the_run_stalled() {
-    ends_with("spin", Status::Error, "it spins without waiting");
+    ends_with("spin", Status::Error, "it spins without waiting (most polled");
+    ends_with("spin", Status::Error, "its main task)");
+}
+
+#[test]
+fn a_spin_names_where_the_spinning_task_was_spawned() {
+    let spawned_at = format!("the task spawned at sim/tests/async_nodes.rs:{})", spin_line());
+    ends_with("spin-spawned", Status::Error, &spawned_at);
+}
+
+/// The line of the `tokio::spawn` of the "spin-spawned" case.
+fn spin_line() -> usize {
+    let source = include_str!("async_nodes.rs");
+    let case = source.find("\"spin-spawned\" =>").expect("the case is in this file");
+    source[..case].lines().count() + 1
 }
 
 #[test]

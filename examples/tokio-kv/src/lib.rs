@@ -1,8 +1,10 @@
 //! A user's own tokio code under dst: a small key-value service written
 //! against tokio's API (spawned tasks, `tokio::time`, channels,
-//! `select!`), compiled against madsim's tokio shim, and registered as an
-//! async model. Only its I/O goes through dst's [`Ctx`]: client requests
-//! and replies, and the disk; everything else is the tokio code it was.
+//! `select!`), depending on plain `tokio` (which the workspace patches with
+//! dst's), and registered as an async model. Only its I/O goes through
+//! dst's [`Ctx`]: client requests and replies, and the disk; everything
+//! else is the tokio code it was, its tasks on the node that spawned them
+//! and its timers on that node's clock.
 //!
 //! Node 0 serves every request; the others refer clients to it. A write
 //! goes to a flusher task over a channel; the flusher gathers writes for a
@@ -162,7 +164,7 @@ pub fn register(registry: &mut Registry) {
     registry.add(
         ModelDef::new_async(
             MODEL,
-            "a key-value service written against tokio, through madsim's tokio shim",
+            "a key-value service written against tokio, on dst's tokio",
             |setup: Setup<'_, serde::de::IgnoredAny>| {
                 let early = setup.bug(APPLY_BEFORE_FSYNC);
                 Ok(move |ctx| serve(ctx, early))

@@ -137,7 +137,8 @@ impl<M: Message, R: Record> Ctx<M, R> {
         F: Future + 'static,
         F::Output: 'static,
     {
-        madsim::task::spawn_local(super::task::NodeTask::new(self.node, self.inc, fut, false))
+        let site = std::panic::Location::caller();
+        madsim::task::spawn_local(super::task::NodeTask::new(self.node, self.inc, fut, Some(site)))
     }
 
     /// Sends `msg` one way to node `to`; the network may lose, delay,

@@ -90,6 +90,9 @@ pub(crate) struct Core {
     /// madsim's time while a dst task is polled: it moves only between
     /// polls, so calls within one need not read the clock again.
     pub(crate) poll_now: Option<u64>,
+    /// The sleeps of tokio's replacement, by the slot it knows them by.
+    pub(crate) sleeps: BTreeMap<u64, super::time::Sleep>,
+    pub(crate) next_sleep: u64,
 }
 
 /// One node's untyped state. It outlives incarnations: call ids, fsync
@@ -109,6 +112,9 @@ pub(crate) struct NodeCore {
     pub(crate) active_ns: u64,
     poll_ms: u64,
     polls: u32,
+    /// Polls by spawn site, counted only once a millisecond's polls pass
+    /// half the limit: what a spin's finding names.
+    busy: Vec<(super::task::Site, u32)>,
     calls: u32,
     pub(crate) next_id: u64,
     /// A stall was already reported for this incarnation.
@@ -129,6 +135,7 @@ impl NodeCore {
             active_ns: 0,
             poll_ms: 0,
             polls: 0,
+            busy: Vec::new(),
             calls: 0,
             next_id: 0,
             stalled: false,
@@ -188,7 +195,7 @@ pub(crate) fn enter_call<T>(node: NodeId, inc: u64, f: impl FnOnce(&mut Core, u6
 
 /// A poll of one of the node's tasks is about to run; false if it must
 /// not (the incarnation is gone, or the node is busy looping: reported).
-pub(crate) fn enter_poll(node: NodeId, inc: u64) -> bool {
+pub(crate) fn enter_poll(node: NodeId, inc: u64, site: super::task::Site) -> bool {
     with_core(|c| {
         let now = now_ns(c);
         let n = &mut c.nodes[node];
@@ -200,22 +207,56 @@ pub(crate) fn enter_poll(node: NodeId, inc: u64) -> bool {
         if now / MS != n.poll_ms {
             n.poll_ms = now / MS;
             n.polls = 0;
+            n.busy.clear();
         }
         n.polls += 1;
+        if n.polls > POLLS_PER_SIM_MS_MAX / 2 {
+            match n.busy.iter_mut().find(|(s, _)| *s == site) {
+                Some((_, count)) => *count += 1,
+                None => n.busy.push((site, 1)),
+            }
+        }
         if n.polls <= POLLS_PER_SIM_MS_MAX {
             c.poll_now = Some(now);
             return true;
         }
         if !n.stalled {
             n.stalled = true;
+            let (busiest, count) = n
+                .busy
+                .iter()
+                .copied()
+                .max_by_key(|(_, count)| *count)
+                .unwrap_or((site, 0));
+            let task = match busiest {
+                Some(at) => format!("the task spawned at {}:{}", short_path(at.file()), at.line()),
+                None => "its main task".to_string(),
+            };
             let why = format!(
-                "node {node}'s tasks were polled more than {POLLS_PER_SIM_MS_MAX} times within simulated millisecond {}: it spins without waiting",
-                now / MS
+                "node {node}'s tasks were polled more than {POLLS_PER_SIM_MS_MAX} times within simulated millisecond {}: it spins without waiting (most polled, {count} of the last {}: {task})",
+                now / MS,
+                POLLS_PER_SIM_MS_MAX / 2
             );
             note(c, node, inc, Note::Stall(why));
         }
         false
     })
+}
+
+/// A source path as a finding shows it: a crate from a registry or a git
+/// checkout by its own name and version, not by where this machine keeps
+/// it, so that a report reads the same on every machine.
+pub(crate) fn short_path(file: &str) -> &str {
+    for marker in ["/registry/src/", "/git/checkouts/"] {
+        if let Some(i) = file.find(marker) {
+            let rest = &file[i + marker.len()..];
+            // Past the index (or checkout) folder: `crate-1.2.3/src/...`.
+            if let Some(j) = rest.find('/') {
+                return &rest[j + 1..];
+            }
+        }
+    }
+    file
 }
 
 /// The poll [`enter_poll`] let run is over.
@@ -346,12 +387,19 @@ pub(crate) fn install<M: Message, R: Record>(
         }),
         note: push_note::<M, R>,
         poll_now: None,
+        sleeps: BTreeMap::new(),
+        next_sleep: 0,
     };
     CORE.with(|c| *c.borrow_mut() = Some(core));
-    Installed
+    Installed {
+        _shim: tokio::dst::install(&super::shim::SHIM),
+    }
 }
 
-pub(crate) struct Installed;
+pub(crate) struct Installed {
+    /// tokio's replacement routes to this run's nodes while it lives.
+    _shim: tokio::dst::Installed,
+}
 
 impl Drop for Installed {
     fn drop(&mut self) {
@@ -394,7 +442,7 @@ fn start_main<M: Message, R: Record>(
 ) -> super::task::NodeTask<Pin<Box<dyn Future<Output = ()>>>> {
     let main = with_core(|c| typed::<M, R>(c).main.clone());
     let fut = main(Ctx::new(node, inc));
-    super::task::NodeTask::new(node, inc, fut, true)
+    super::task::NodeTask::new(node, inc, fut, None)
 }
 
 impl<M: Message, R: Record> HostMachine<M, R> {

@@ -37,10 +37,9 @@
 //!
 //! Code with no [`Ctx`] at hand (a library's runtime trait: spawn, sleep,
 //! now, random) uses this module's free functions, which act for the node
-//! whose task is running. Code written against tokio runs on madsim's tokio
-//! shim: its tasks and timers are madsim's; dst sees a shimmed sleep only
-//! when it wakes a task, and shimmed time is true time, not the node's
-//! skewed clock (use [`Ctx`] for that).
+//! whose task is running. Code written against tokio runs on dst's
+//! `tokio` crate, patched in for the whole dependency graph: every task it
+//! spawns is the node's, and its time is the node's skewed, drifting clock.
 //!
 //! Limits, each a finding with the run's seed: a panic in any task; a node
 //! polled more than [`POLLS_PER_SIM_MS_MAX`] times in a simulated
@@ -52,6 +51,7 @@
 
 mod ctx;
 pub(crate) mod host;
+mod shim;
 mod task;
 pub(crate) mod time;
 pub(crate) mod timer;

@@ -6,7 +6,6 @@
 
 use super::host::{self, Note, Spin};
 use crate::machine::NodeId;
-use std::cell::Cell;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
@@ -14,30 +13,32 @@ use std::task::{Context, Poll};
 
 pub use madsim::task::{JoinError, JoinHandle};
 
-thread_local! {
-    static CURRENT: Cell<Option<(NodeId, u64)>> = const { Cell::new(None) };
-}
-
-/// The node (and incarnation) whose dst task is running now, if one is.
+/// The node (and incarnation) whose dst task is running now, if one is:
+/// tokio's replacement keeps it, so that its calls reach the same node.
 pub(crate) fn current() -> Option<(NodeId, u64)> {
-    CURRENT.with(Cell::get)
+    tokio::dst::current().map(|h| (h.node, h.inc))
 }
 
 pub(crate) fn current_or_panic() -> (NodeId, u64) {
     current().expect("called outside a task of a dst node (spawn tasks with sim::async_node::spawn)")
 }
 
+/// Where a task was spawned, as a spin's finding names it.
+pub(crate) type Site = Option<&'static std::panic::Location<'static>>;
+
 pub(crate) struct NodeTask<F> {
     node: NodeId,
     inc: u64,
     main: bool,
+    /// Where it was spawned; `None` for the node's main task.
+    site: Site,
     /// Set once the task panicked or was stopped: it never runs again.
     dead: bool,
     fut: Pin<Box<F>>,
 }
 
 impl<F> NodeTask<F> {
-    pub(crate) fn new(node: NodeId, inc: u64, fut: F, main: bool) -> Self {
+    pub(crate) fn new(node: NodeId, inc: u64, fut: F, site: Site) -> Self {
         host::with_core(|c| {
             let n = &mut c.nodes[node];
             if n.inc == inc && n.up {
@@ -47,7 +48,8 @@ impl<F> NodeTask<F> {
         NodeTask {
             node,
             inc,
-            main,
+            main: site.is_none(),
+            site,
             dead: false,
             fut: Box::pin(fut),
         }
@@ -71,13 +73,16 @@ impl<F: Future> Future for NodeTask<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let this = self.get_mut();
-        if this.dead || !host::enter_poll(this.node, this.inc) {
+        if this.dead || !host::enter_poll(this.node, this.inc, this.site) {
             this.dead = true;
             return Poll::Pending;
         }
-        let prev = CURRENT.with(|c| c.replace(Some((this.node, this.inc))));
+        let entered = tokio::dst::enter(tokio::dst::Here {
+            node: this.node,
+            inc: this.inc,
+        });
         let polled = catch_unwind(AssertUnwindSafe(|| this.fut.as_mut().poll(cx)));
-        CURRENT.with(|c| c.set(prev));
+        drop(entered);
         host::leave_poll();
         match polled {
             Ok(Poll::Ready(v)) => {
@@ -123,5 +128,6 @@ where
     F::Output: 'static,
 {
     let (node, inc) = current_or_panic();
-    madsim::task::spawn_local(NodeTask::new(node, inc, fut, false))
+    let site = std::panic::Location::caller();
+    madsim::task::spawn_local(NodeTask::new(node, inc, fut, Some(site)))
 }

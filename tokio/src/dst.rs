@@ -1,0 +1,184 @@
+//! Where this crate meets the simulator. dst installs a [`Sim`] on the
+//! thread of a run and marks, around every poll of a node's task, which
+//! node (and incarnation) runs. A call into this crate's task, time, net
+//! or fs that finds a node running goes to that node through the `Sim`;
+//! anywhere else it goes to real tokio, so a patched dependency graph
+//! still runs `#[tokio::main]` binaries and `#[tokio::test]` tests as
+//! before.
+//!
+//! Everything a shim value keeps between calls is plain data (a node, an
+//! id, an `Arc`): values stay `Send` and `Sync` as tokio's are, and the
+//! state behind them lives with the run, on its one thread.
+
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// One incarnation of one simulated node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Here {
+    /// The node, numbered from 0.
+    pub node: usize,
+    /// Its incarnation: 1 at first boot, one more at every restart.
+    pub inc: u64,
+}
+
+/// What the simulator does for a node's task. Every method is called
+/// from that task's poll, on the run's thread.
+pub trait Sim {
+    /// Runs `task` on the node, beside its other tasks; it dies with the
+    /// incarnation. `site` is where the code under test spawned it.
+    fn spawn(&self, here: Here, task: Pin<Box<dyn Future<Output = ()>>>, site: &'static std::panic::Location<'static>);
+
+    /// The node's monotonic clock, in ns (drifts with the node's clock,
+    /// never jumps).
+    fn mono_ns(&self, here: Here) -> u64;
+
+    /// Polls a sleep until the node's monotonic clock reads
+    /// `deadline_mono_ns`. `slot` is 0 until the first pending poll arms a
+    /// timer, then names it; [`Sim::sleep_drop`] releases it.
+    fn sleep_poll(&self, here: Here, slot: &mut u64, deadline_mono_ns: u64, cx: &mut Context<'_>) -> Poll<()>;
+
+    /// The sleep armed in `slot` is dropped or moved to another deadline.
+    fn sleep_drop(&self, slot: u64);
+
+    /// Fills `dest` from the node's own random stream, or (`None`, code of
+    /// the run outside every node) from the run's.
+    fn fill_random(&self, here: Option<Here>, dest: &mut [u8]);
+}
+
+thread_local! {
+    static SIM: Cell<Option<&'static dyn Sim>> = const { Cell::new(None) };
+    static HERE: Cell<Option<Here>> = const { Cell::new(None) };
+    /// Ids of the tasks this crate spawns on nodes, counted per run so that
+    /// a seed run twice on one thread numbers its tasks the same.
+    static NEXT_TASK: Cell<u64> = const { Cell::new(0) };
+    /// What a node's monotonic clock reading of 0 is as a `std` instant.
+    static BASE: Cell<Option<std::time::Instant>> = const { Cell::new(None) };
+}
+
+/// Installs `sim` for the run on this thread, until the guard drops.
+pub fn install(sim: &'static dyn Sim) -> Installed {
+    let prev = SIM.with(|s| s.replace(Some(sim)));
+    NEXT_TASK.with(|n| n.set(0));
+    BASE.with(|b| b.set(Some(std::time::Instant::now())));
+    Installed { prev }
+}
+
+/// Keeps a [`Sim`] installed; see [`install`].
+pub struct Installed {
+    prev: Option<&'static dyn Sim>,
+}
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        SIM.with(|s| s.set(self.prev.take()));
+    }
+}
+
+/// Marks `here` as the node whose task runs, until the guard drops.
+pub fn enter(here: Here) -> Entered {
+    let prev = HERE.with(|h| h.replace(Some(here)));
+    Entered { prev }
+}
+
+/// Keeps a node marked as running; see [`enter`].
+pub struct Entered {
+    prev: Option<Here>,
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        HERE.with(|h| h.set(self.prev));
+    }
+}
+
+/// The node whose task runs, if one does.
+pub fn current() -> Option<Here> {
+    HERE.with(Cell::get)
+}
+
+/// The `std` instant that stands for a node clock's 0 on this thread.
+pub(crate) fn base() -> std::time::Instant {
+    BASE.with(|b| match b.get() {
+        Some(i) => i,
+        None => {
+            let i = std::time::Instant::now();
+            b.set(Some(i));
+            i
+        }
+    })
+}
+
+/// A fresh id for a task spawned on a node.
+pub(crate) fn next_task_id() -> u64 {
+    NEXT_TASK.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    })
+}
+
+/// Whether a simulation run is installed on this thread.
+pub fn in_run() -> bool {
+    SIM.with(Cell::get).is_some()
+}
+
+/// The running node and the simulator, when a node's task runs.
+pub(crate) fn node() -> Option<(Here, &'static dyn Sim)> {
+    let here = HERE.with(Cell::get)?;
+    Some((here, SIM.with(Cell::get)?))
+}
+
+/// Where a call that touches the world goes.
+pub(crate) enum Route {
+    /// To this node, through the simulator.
+    Node(Here, &'static dyn Sim),
+    /// To real tokio: no simulation runs on this thread.
+    Real,
+}
+
+/// Where `what`, called now, goes; inside a run but outside every node's
+/// task it is refused.
+#[track_caller]
+pub(crate) fn route(what: &str) -> Route {
+    match node() {
+        Some((here, sim)) => Route::Node(here, sim),
+        None if in_run() => outside_nodes(what),
+        None => Route::Real,
+    }
+}
+
+/// The simulator, if a run is installed (a value made inside a node may
+/// be dropped from outside one).
+pub(crate) fn sim() -> Option<&'static dyn Sim> {
+    SIM.with(Cell::get)
+}
+
+/// Fills `dest` with random bytes: the running node's stream inside a
+/// simulation (so a seed draws the same bytes every time), the operating
+/// system's entropy elsewhere. dst's `getrandom` replacements draw here,
+/// so every generator a third-party crate seeds (rand's `thread_rng`,
+/// `OsRng`) is seeded by the run.
+pub fn fill_random(dest: &mut [u8]) -> std::io::Result<()> {
+    if let Some(sim) = sim() {
+        sim.fill_random(current(), dest);
+        return Ok(());
+    }
+    use std::io::Read;
+    std::fs::File::open("/dev/urandom")?.read_exact(dest)
+}
+
+/// Stops a node's task over a call it cannot make: dst reports the panic
+/// as a finding with the run's seed.
+#[track_caller]
+pub(crate) fn refuse(what: &str, instead: &str) -> ! {
+    panic!("dst: {what} is not available on a simulated node: {instead}")
+}
+
+/// Inside a run but outside any node's task (the world's own code, a task
+/// madsim runs for nobody): nothing there may call tokio.
+#[track_caller]
+pub(crate) fn outside_nodes(what: &str) -> ! {
+    panic!("dst: {what} was called inside a simulation run but outside every node's task; only a node's tasks may use tokio")
+}
