@@ -1,14 +1,15 @@
 //! The registry of everything the `dst` binary knows: the built-in models
 //! and the released crates nobody here wrote (tikv's raft, openraft,
-//! omnipaxos) and an example of a user's own tokio service, each
+//! omnipaxos, async-raft) and an example of a user's own tokio service, each
 //! registered through the same public path a user's own binary would use.
 
-/// The built-in models and the releases of raft-rs, openraft and omnipaxos, with their scenarios.
+/// The built-in models and the releases of raft-rs, openraft, omnipaxos and async-raft, with their scenarios.
 pub fn registry() -> sim::Registry {
     let mut registry = models::registry();
     raft_rs_example::register(&mut registry);
     openraft_example::register(&mut registry);
     omnipaxos_example::register(&mut registry);
     tokio_kv_example::register(&mut registry);
+    async_raft_example::register(&mut registry);
     registry
 }

@@ -75,7 +75,7 @@ pub fn list(reg: &Registry, json: bool) -> Exit {
                 b.kind,
                 b.invariants.join("|"),
                 b.scenario,
-                b.fixed_scenario
+                b.fixed_scenario.unwrap_or("none (no fixed release)")
             );
             sim::outln!("      {}", b.summary);
         }

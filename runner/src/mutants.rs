@@ -23,8 +23,9 @@ pub struct Target {
     pub source: &'static str,
     /// The scenario that shows the bug: the model's, run with the switch on, or the pinned release's.
     pub scenario: String,
-    /// Where the correct model, or the fixed release, runs the same seeds.
-    pub control: String,
+    /// Where the correct model, or the fixed release, runs the same seeds;
+    /// `None` for a real bug no release of its line fixes.
+    pub control: Option<String>,
     /// The invariants the catalogue says find the bug; a find by any other is misattributed.
     pub invariants: Vec<String>,
     /// The pinned release, for a real bug.
@@ -205,7 +206,7 @@ pub fn targets(registry: &Registry, only: &[String]) -> Result<Vec<Target>, Stri
         bug: b.id.to_string(),
         source: "switch",
         scenario: b.scenario.to_string(),
-        control: b.scenario.to_string(),
+        control: Some(b.scenario.to_string()),
         invariants: b.invariants.iter().map(|s| s.to_string()).collect(),
         release: None,
     };
@@ -213,7 +214,7 @@ pub fn targets(registry: &Registry, only: &[String]) -> Result<Vec<Target>, Stri
         bug: b.id.to_string(),
         source: "real",
         scenario: b.scenario.to_string(),
-        control: b.fixed_scenario.to_string(),
+        control: b.fixed_scenario.map(str::to_string),
         invariants: b.invariants.iter().map(|s| s.to_string()).collect(),
         release: Some(b.release.to_string()),
     };
@@ -282,7 +283,8 @@ pub fn mutants(
 
     let mut span: BTreeMap<String, u64> = BTreeMap::new();
     for h in &hunts {
-        let e = span.entry(h.target.control.clone()).or_default();
+        let Some(control) = &h.target.control else { continue };
+        let e = span.entry(control.clone()).or_default();
         *e = (*e).max(h.seeds);
     }
     let items: Vec<(String, u64)> = span

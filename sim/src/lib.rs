@@ -119,7 +119,8 @@ mod world;
 
 pub use check::{check_trace, Invariant, LivenessParams, Violation, GENERIC};
 pub use event::{
-    Ballot, CustomEvent, DropCause, Event, EventKind, MemberState, ModelEvent, Role, RoleCause, GENERIC_KINDS,
+    Ballot, CustomEvent, DropCause, Event, EventKind, MemberState, ModelEvent, Role, RoleCause, RoleChange, RoleWatch,
+    GENERIC_KINDS,
 };
 use linearizability::{mem, one_line};
 pub use machine::{DiskError, Io, Machine, MsgInfo, NodeId, Now, SyncTicket, TimerId, STEP_OUTPUTS_MAX};

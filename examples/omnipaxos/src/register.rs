@@ -38,7 +38,7 @@ pub const ACCEPT_SYNC_INDEX: RealBug = RealBug {
         "panic",
     ],
     scenario: "omnipaxos-0.2.0-partitions",
-    fixed_scenario: "omnipaxos-0.2.4-partitions",
+    fixed_scenario: Some("omnipaxos-0.2.4-partitions"),
     summary: "send_accsync gives a follower that accepted in the same earlier round as the most up-to-date \
               promise the suffix from that promise's accepted index, not from its own shorter one: the \
               follower's storage is asked to write past the end of its log (append-within-log), the \
@@ -63,7 +63,7 @@ pub const PROMISE_SUFFIX_INDEX: RealBug = RealBug {
         "panic",
     ],
     scenario: "omnipaxos-0.2.0-crash-restart",
-    fixed_scenario: "omnipaxos-0.2.4-crash-restart",
+    fixed_scenario: Some("omnipaxos-0.2.4-crash-restart"),
     summary: "when the most up-to-date promise comes from a later round and from a server that has decided \
               more than the new leader, the leader first raises its decided index to that server's, then \
               writes the suffix, cut at its own lower decided index, from the raised one: entries are \

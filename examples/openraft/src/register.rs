@@ -33,7 +33,7 @@ pub const COMMIT_WITHOUT_QUORUM: RealBug = RealBug {
     kind: "safety",
     invariants: &["commit-on-quorum", "state-machine-safety", "linearizable"],
     scenario: "openraft-0.9.24-churn",
-    fixed_scenario: "openraft-0.9.25-churn",
+    fixed_scenario: Some("openraft-0.9.25-churn"),
     summary: "the leader commits an entry that only a minority of the voters holds: its progress vector, sorted \
               to find what a quorum accepted, is left out of order when a voter above the committed index \
               advances, which joint configurations make possible",
@@ -50,7 +50,7 @@ pub const REPLICATION_EMPTY_READ: RealBug = RealBug {
     kind: "availability",
     invariants: &["panic"],
     scenario: "openraft-0.9.24-three",
-    fixed_scenario: "openraft-0.9.25-three",
+    fixed_scenario: Some("openraft-0.9.25-three"),
     summary: "a replication stream asks its log for entries the log no longer holds, and panics on the empty \
               answer (replication/mod.rs:399): after a snapshot purged what a lagging follower still needs, or \
               when a deposed leader's stream outlives the truncation that removed them",

@@ -35,7 +35,7 @@ pub const MUST_SYNC_IGNORES_ENTRIES: RealBug = RealBug {
     kind: "safety",
     invariants: &["state-machine-safety", "panic", "linearizable", "ack-after-durable"],
     scenario: "raft-rs-0.4.3-crash-restart",
-    fixed_scenario: "raft-rs-0.7.0-crash-restart",
+    fixed_scenario: Some("raft-rs-0.7.0-crash-restart"),
     summary: "Ready.must_sync is false when only entries were appended, so an application that follows it \
               acknowledges entries a power loss erases: a committed, applied entry is replaced \
               (state-machine-safety), or the crate's own check panics on the lost log \
@@ -51,7 +51,7 @@ pub const EMPTY_LOG_RESTART: RealBug = RealBug {
     kind: "safety",
     invariants: &["no-dual-leaders"],
     scenario: "raft-rs-0.4.3-crash-restart",
-    fixed_scenario: "raft-rs-0.7.0-crash-restart",
+    fixed_scenario: Some("raft-rs-0.7.0-crash-restart"),
     summary: "RawNode::new treats a node whose log is empty as new and resets its durable term and vote \
               to term 1: a node that voted, then lost power before any entry reached its disk, votes \
               again in the same term",

@@ -33,11 +33,16 @@ impl Case {
     }
 }
 
+/// What else a failing run must show to count as the same failure (see
+/// [`super::shrink_keeping`]).
+pub(super) type Keep<'a> = &'a dyn Fn(&RunOutcome) -> bool;
+
 pub(super) struct Judge<'a> {
     registry: &'a Registry,
     seed: u64,
     bugs: &'a [String],
     target: String,
+    keep: Keep<'a>,
     max_runs: u64,
     pub runs: u64,
     pub best: Case,
@@ -60,6 +65,7 @@ impl<'a> Judge<'a> {
         seed: u64,
         bugs: &'a [String],
         target: String,
+        keep: Keep<'a>,
         start: Case,
         max_runs: u64,
     ) -> Result<Judge<'a>, String> {
@@ -70,11 +76,17 @@ impl<'a> Judge<'a> {
                 describe(&out)
             ));
         }
+        if !keep(&out) {
+            return Err(format!(
+                "the report's run fails with {target} but not as the caller asks of it, so there is nothing to shrink"
+            ));
+        }
         Ok(Judge {
             registry,
             seed,
             bugs,
             target,
+            keep,
             max_runs,
             runs: 1,
             best: start,
@@ -133,7 +145,7 @@ impl<'a> Judge<'a> {
         // A configuration the model refuses, or a plan that names a node a
         // smaller cluster lacks, is a candidate that does not fail the same way.
         let (out, _) = run_seed_with(self.registry, &capped, self.seed, self.bugs, case.overrides()).ok()?;
-        (cause(&out).as_deref() == Some(self.target.as_str())).then_some(out)
+        (cause(&out).as_deref() == Some(self.target.as_str()) && (self.keep)(&out)).then_some(out)
     }
 
     /// Fewer fault-plan entries: first judged on the cause alone, since a

@@ -19,7 +19,7 @@ pub use minimize::minimize;
 use super::{load_report, outcome};
 use judge::{Case, Judge};
 use sim::fault::Chaos;
-use sim::{Registry, Verdict};
+use sim::{Registry, RunOutcome, Verdict};
 use std::path::{Path, PathBuf};
 
 /// Passes of all the steps, repeated while one makes the counterexample smaller.
@@ -92,6 +92,21 @@ pub fn shrink(
     max_runs: u64,
     style: sim::report::Style,
 ) -> Result<Shrunk, String> {
+    shrink_keeping(registry, path, out, max_runs, style, &|_| true)
+}
+
+/// [`shrink`], where a smaller run counts only if `keep` holds of it too.
+/// The same invariant can fail for several defects; `keep` tells the one
+/// the report shows (which node answered, which event broke it) so that
+/// shrinking does not wander to another.
+pub fn shrink_keeping(
+    registry: &Registry,
+    path: &Path,
+    out: Option<PathBuf>,
+    max_runs: u64,
+    style: sim::report::Style,
+    keep: &dyn Fn(&RunOutcome) -> bool,
+) -> Result<Shrunk, String> {
     let started = std::time::Instant::now();
     let (r, scenario) = load_report(registry, path)?;
     let Some(target) = outcome::cause_of(&r.verdict, &r.trace) else {
@@ -105,7 +120,7 @@ pub fn shrink(
         plan: r.plan.clone(),
         calm: r.calm.clone(),
     };
-    let mut j = Judge::start(registry, r.seed, &r.bugs, target, start, max_runs)
+    let mut j = Judge::start(registry, r.seed, &r.bugs, target, keep, start, max_runs)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let original = j.best.clone();
     let (chaos_from, events_from) = (j.best_out.chaos.len(), j.best_out.trace.len() as u64);

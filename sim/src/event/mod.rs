@@ -10,7 +10,9 @@ use std::borrow::Cow;
 
 mod custom;
 mod hash;
+mod role_watch;
 pub use custom::{CustomEvent, GENERIC_KINDS};
+pub use role_watch::{RoleChange, RoleWatch};
 
 /// Hashed as `hash.rs` says: fields added since reports were first hashed
 /// do not count, so a report an earlier release wrote still matches its

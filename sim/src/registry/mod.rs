@@ -487,8 +487,9 @@ impl Registry {
                     b.id, s.name, s.model, m.name
                 ));
             }
-            self.load(b.fixed_scenario)
-                .map_err(|e| format!("real bug {}: {e}", b.id))?;
+            if let Some(fixed) = b.fixed_scenario {
+                self.load(fixed).map_err(|e| format!("real bug {}: {e}", b.id))?;
+            }
         }
         Ok(())
     }

@@ -27,8 +27,8 @@ pub struct Bug {
 }
 
 /// A defect of a pinned third-party release, found by running that release
-/// itself: no switch, the buggy code is the model. Its fixed release runs
-/// the same faults under `fixed_scenario` and must pass.
+/// itself: no switch, the buggy code is the model. Its fixed release, where
+/// one exists, runs the same faults under `fixed_scenario` and must pass.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct RealBug {
     /// The id a scenario's `{"real-bugs": [..]}` expectation names it by; unique
@@ -36,7 +36,8 @@ pub struct RealBug {
     pub id: &'static str,
     /// The release that has it ("raft 0.4.3").
     pub release: &'static str,
-    /// The first release without it, and the change that fixed it.
+    /// The first release without it, and the change that fixed it; for a
+    /// line that never released a fix, what did fix it elsewhere, if anything.
     pub fixed_in: &'static str,
     /// Where it is documented (an issue, a pull request).
     pub reference: &'static str,
@@ -47,8 +48,10 @@ pub struct RealBug {
     pub invariants: &'static [&'static str],
     /// The scenario on the buggy release that exposes it.
     pub scenario: &'static str,
-    /// The same faults on the fixed release.
-    pub fixed_scenario: &'static str,
+    /// The same faults on the fixed release; `None` when no release of
+    /// the line fixes it (it was archived first), so nothing can pass in
+    /// its place.
+    pub fixed_scenario: Option<&'static str>,
     /// What goes wrong and how it shows, as `dst list` shows it.
     pub summary: &'static str,
 }

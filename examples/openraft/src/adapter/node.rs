@@ -12,7 +12,7 @@ use super::{Msg, Request, TypeConfig};
 use crate::config::{OpenraftConfig, WriteForward};
 use openraft::error::{ClientWriteError, RaftError};
 use openraft::{Config, Raft, ServerState, SnapshotPolicy};
-use sim::{ClientReply, ClientReq, KvOp, KvResult, ModelEvent, Role};
+use sim::{ClientReply, ClientReq, KvOp, KvResult, Role, RoleWatch};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -99,7 +99,7 @@ pub async fn node(ctx: NodeCtx, config: Arc<Config>, store: Arc<OpenraftConfig>)
 /// error is fatal to openraft) halts the node, as a supervisor would.
 async fn watch_metrics(ctx: NodeCtx, raft: OpenRaft) {
     let mut metrics = raft.metrics();
-    let mut last: Option<(Role, u64)> = None;
+    let mut watch = RoleWatch::default();
     loop {
         let (role, term, stopped) = {
             let m = metrics.borrow();
@@ -114,26 +114,14 @@ async fn watch_metrics(ctx: NodeCtx, raft: OpenRaft) {
         if let Some(why) = stopped {
             return ctx.halt(&format!("openraft stopped: {why}"));
         }
-        if last != Some((role, term)) {
-            let cause = match (last, role) {
-                (_, Role::Leader) => "won",
-                (_, Role::Candidate) => "timeout",
-                (Some((Role::Leader, t)), Role::Follower) if term > t => "higher-term",
-                _ => "metrics",
-            };
-            match (last, role) {
-                (_, Role::Leader) => ctx.reached("leader-elected"),
-                (Some((Role::Leader, _)), _) => ctx.reached("leader-deposed"),
-                _ => {}
+        if let Some(change) = watch.see(role, term) {
+            if change.elected {
+                ctx.reached("leader-elected");
             }
-            ctx.event(ModelEvent::Role {
-                term,
-                role,
-                cause: cause.into(),
-                from: None,
-                ballot: None,
-            });
-            last = Some((role, term));
+            if change.deposed {
+                ctx.reached("leader-deposed");
+            }
+            ctx.event(change.event);
         }
         if metrics.changed().await.is_err() {
             return ctx.halt("openraft's core ended");
