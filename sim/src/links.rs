@@ -86,9 +86,11 @@ impl Links {
         }
     }
 
-    /// Whether no pair can be a stream: the world's datagram path, unchanged.
+    /// Whether no pair can be a stream: the world's datagram path,
+    /// unchanged. A connection opened for a message that travels as a
+    /// stream on a datagram link (a TCP segment) makes this false.
     pub fn all_datagram(&self) -> bool {
-        self.mode.is_datagram() && self.modes.values().all(LinkMode::is_datagram)
+        self.mode.is_datagram() && self.modes.values().all(LinkMode::is_datagram) && self.conns.is_empty()
     }
 
     /// The mode of the link between `a` and `b`: a plan entry's, else the scenario's.

@@ -59,6 +59,13 @@ pub trait MsgInfo {
     /// A short stable name of the message type ("append", "vote-req", ..).
     fn kind(&self) -> &'static str;
 
+    /// How this message travels whatever the link's mode: `Some(Stream)`
+    /// for a segment of a TCP connection, `Some(Datagram)` for a UDP
+    /// datagram; `None` (the default) follows the link's mode.
+    fn link(&self) -> Option<crate::links::LinkMode> {
+        None
+    }
+
     /// The message's digest with every instant it carries taken relative
     /// to `now` (true time, on both scales), for `dst explore` to fold
     /// states that differ only by when they happen; see

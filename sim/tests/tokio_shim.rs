@@ -5,30 +5,15 @@
 //! passes when its run passes and its goal `done` is reached. Refused
 //! calls end the run with the message that names them.
 
-use serde::{Deserialize, Serialize};
-use sim::async_node::Ctx;
+mod cases;
+
+use cases::{idle, Case, NodeCtx};
+use serde::Serialize;
 use sim::fault::{Action, PlanEntry};
-use sim::{ClientReply, ModelDef, MsgInfo, Registry, Setup, Status};
+use sim::{ModelDef, Registry, Setup, Status};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::time::Instant;
-
-#[derive(Clone, Debug, Serialize)]
-enum Msg {}
-
-impl MsgInfo for Msg {
-    fn kind(&self) -> &'static str {
-        match *self {}
-    }
-}
-
-type NodeCtx = Ctx<Msg, ()>;
-
-#[derive(Clone, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-struct Case {
-    name: String,
-}
 
 /// A point of a case's run, in the trace at the true time it happened.
 #[derive(Serialize)]
@@ -86,13 +71,6 @@ async fn case(ctx: NodeCtx, name: String) {
     }
     ctx.reached("done");
     idle(ctx).await
-}
-
-async fn idle(ctx: NodeCtx) {
-    loop {
-        let req = ctx.client_request().await;
-        ctx.client_reply(req.req_id, ClientReply::Unknown);
-    }
 }
 
 async fn spawn_join() {
@@ -327,25 +305,7 @@ fn registry() -> Registry {
 }
 
 fn scenario(r: &Registry, name: &str) -> sim::Scenario {
-    let text = format!(
-        r#"{{
-  "name": "tokio-shim-{name}",
-  "description": "one case of dst's tokio",
-  "model": "tokio-shim",
-  "nodes": 2,
-  "config": {{ "name": "{name}" }},
-  "workload": {{ "clients": 1, "keys": 1, "think_ms_max": 50, "op_timeout_ms": 100 }},
-  "faults": {{ "interval_ms_mean": 100000, "delay_ms_min": 1, "delay_ms_max": 2, "fsync_ms_min": 1, "fsync_ms_max": 2 }},
-  "safety_ms": 3000,
-  "liveness_ms": 0,
-  "invariants": ["linearizable"],
-  "coverage": ["done"],
-  "expect": "pass"
-}}"#
-    );
-    let s = sim::Scenario::from_json(&text).expect("a valid scenario");
-    r.validate(&s, &[]).expect("a scenario its model accepts");
-    s
+    cases::scenario(r, "tokio-shim", 2, name, 0.0)
 }
 
 fn run(name: &str, plan: Option<Vec<PlanEntry>>) -> sim::RunOutcome {

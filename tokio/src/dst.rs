@@ -12,6 +12,8 @@
 
 use std::cell::Cell;
 use std::future::Future;
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -26,7 +28,7 @@ pub struct Here {
 
 /// What the simulator does for a node's task. Every method is called
 /// from that task's poll, on the run's thread.
-pub trait Sim {
+pub trait Sim: Sync {
     /// Runs `task` on the node, beside its other tasks; it dies with the
     /// incarnation. `site` is where the code under test spawned it.
     fn spawn(&self, here: Here, task: Pin<Box<dyn Future<Output = ()>>>, site: &'static std::panic::Location<'static>);
@@ -46,6 +48,68 @@ pub trait Sim {
     /// Fills `dest` from the node's own random stream, or (`None`, code of
     /// the run outside every node) from the run's.
     fn fill_random(&self, here: Option<Here>, dest: &mut [u8]);
+
+    // The network. A socket is an id of its node's; `here` is the
+    // incarnation that made it, and a call for one gone fails.
+
+    /// Binds a TCP listener to `addr` (port 0: an ephemeral one): its id and address.
+    fn tcp_listen(&self, here: Here, addr: SocketAddr) -> io::Result<(u64, SocketAddr)>;
+    /// The next connection the listener accepted: its id, local and peer addresses.
+    fn tcp_accept(
+        &self,
+        here: Here,
+        listener: u64,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<(u64, SocketAddr, SocketAddr)>>;
+    /// Starts a TCP connect to `to`: the connection's id, to poll with `tcp_connected`.
+    fn tcp_connect(&self, here: Here, to: SocketAddr) -> io::Result<u64>;
+    /// Whether the connect of `conn` has ended, and how.
+    fn tcp_connected(&self, here: Here, conn: u64, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
+    /// The local and peer addresses of `conn`.
+    fn tcp_addrs(&self, here: Here, conn: u64) -> io::Result<(SocketAddr, SocketAddr)>;
+    /// Reads what `conn` holds (with `peek`, leaves it there); `Ok(0)` at its end.
+    /// Without `cx`, a read that would wait is `Pending` and registers nothing.
+    fn tcp_read(
+        &self,
+        here: Here,
+        conn: u64,
+        buf: &mut [u8],
+        peek: bool,
+        cx: Option<&mut Context<'_>>,
+    ) -> Poll<io::Result<usize>>;
+    /// Writes all of `data` on `conn`.
+    fn tcp_write(&self, here: Here, conn: u64, data: &[u8]) -> io::Result<usize>;
+    /// `conn` will write no more.
+    fn tcp_shutdown(&self, here: Here, conn: u64) -> io::Result<()>;
+    /// Binds a UDP socket to `addr`: its id and address.
+    fn udp_bind(&self, here: Here, addr: SocketAddr) -> io::Result<(u64, SocketAddr)>;
+    /// Sends one datagram from `socket` to `to`.
+    fn udp_send(&self, here: Here, socket: u64, data: &[u8], to: SocketAddr) -> io::Result<usize>;
+    /// The next datagram of `socket` (with `peek`, left there): its length and sender.
+    fn udp_recv(
+        &self,
+        here: Here,
+        socket: u64,
+        buf: &mut [u8],
+        peek: bool,
+        cx: Option<&mut Context<'_>>,
+    ) -> Poll<io::Result<(usize, SocketAddr)>>;
+    /// The owner dropped `socket` (a listener, a connection or a UDP socket).
+    fn close(&self, here: Here, socket: u64);
+}
+
+/// The address of simulated node `node`: 10.0.0.1 for node 0, and so on.
+pub fn node_ip(node: usize) -> IpAddr {
+    let n = u32::try_from(node + 1).unwrap_or(u32::MAX) & 0x00ff_ffff;
+    IpAddr::V4(Ipv4Addr::from(0x0a00_0000 | n))
+}
+
+/// The simulated node at `ip`, if `ip` is a node's address.
+pub fn node_of(ip: IpAddr) -> Option<usize> {
+    let IpAddr::V4(v4) = ip else { return None };
+    let bits = u32::from(v4);
+    let n = bits & 0x00ff_ffff;
+    (bits >> 24 == 10 && n > 0).then(|| n as usize - 1)
 }
 
 thread_local! {

@@ -35,7 +35,7 @@ pub use real::io;
 pub use real::sync;
 
 #[cfg(feature = "net")]
-pub use real::net;
+pub mod net;
 
 #[cfg(feature = "fs")]
 pub use real::fs;

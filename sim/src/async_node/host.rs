@@ -93,6 +93,10 @@ pub(crate) struct Core {
     /// The sleeps of tokio's replacement, by the slot it knows them by.
     pub(crate) sleeps: BTreeMap<u64, super::time::Sleep>,
     pub(crate) next_sleep: u64,
+    /// Each node's sockets (of tokio's replacement), cleared at every boot and crash.
+    pub(crate) nets: Vec<super::net::NodeNet>,
+    /// Pushes a socket's segment into the typed outbox (monomorphized at install).
+    pub(crate) send_net: fn(&mut dyn Any, NodeId, u64, NodeId, super::net::Segment),
 }
 
 /// One node's untyped state. It outlives incarnations: call ids, fsync
@@ -356,6 +360,24 @@ impl<M, R> NodeHost<M, R> {
     }
 }
 
+fn push_segment<M: Message, R: Record>(
+    typed: &mut dyn Any,
+    node: NodeId,
+    inc: u64,
+    to: NodeId,
+    seg: super::net::Segment,
+) {
+    let host = typed.downcast_mut::<Host<M, R>>().expect("one host type per run");
+    host.outbox.push(Sent {
+        node,
+        inc,
+        entry: Entry::Out(Output::Send {
+            to,
+            msg: Wire::Net(seg),
+        }),
+    });
+}
+
 fn push_note<M: Message, R: Record>(typed: &mut dyn Any, node: NodeId, inc: u64, what: Note) {
     let host = typed.downcast_mut::<Host<M, R>>().expect("one host type per run");
     host.outbox.push(Sent {
@@ -389,6 +411,8 @@ pub(crate) fn install<M: Message, R: Record>(
         poll_now: None,
         sleeps: BTreeMap::new(),
         next_sleep: 0,
+        nets: (0..nodes).map(|_| super::net::NodeNet::default()).collect(),
+        send_net: push_segment::<M, R>,
     };
     CORE.with(|c| *c.borrow_mut() = Some(core));
     Installed {
@@ -502,6 +526,7 @@ impl<M: Message, R: Record> Machine for HostMachine<M, R> {
             n.active_ns = now;
             n.stalled = false;
             let inc = n.inc;
+            c.nets[node] = super::net::NodeNet::default();
             let h = &mut typed::<M, R>(c).nodes[node];
             *h = NodeHost::default();
             h.disk = disk;
@@ -522,6 +547,17 @@ impl<M: Message, R: Record> Machine for HostMachine<M, R> {
 
     fn on_message(&mut self, from: NodeId, msg: Wire<M>, _io: &mut Io<Self>) {
         let node = self.node;
+        let msg = match msg {
+            Wire::Net(seg) => {
+                let inc = self.inc;
+                return with_core(|c| {
+                    if c.nodes[node].inc == inc && c.nodes[node].up {
+                        super::net::deliver(c, node, inc, from, seg);
+                    }
+                });
+            }
+            msg => msg,
+        };
         let flooded = self.with_node(|_, h| {
             match msg {
                 Wire::Tell(msg) => h.inbox.push_back(Envelope {
@@ -534,6 +570,7 @@ impl<M: Message, R: Record> Machine for HostMachine<M, R> {
                     msg,
                     reply_to: Some(super::wire::ReplyTo { to: from, call }),
                 }),
+                Wire::Net(_) => unreachable!("segments go to the node's sockets above"),
                 Wire::Answer { call, msg } => {
                     // An answer to a call that timed out, or to an earlier
                     // incarnation's, finds nobody waiting.
@@ -660,6 +697,9 @@ pub(crate) fn parse_node_name(name: &str) -> Option<(NodeId, u64)> {
 /// Clears what a crashed incarnation left in the typed state (its queued
 /// messages, its waiters), outside any borrow of it.
 pub(crate) fn clear_node<M: Message, R: Record>(node: NodeId) {
-    let old = try_with_core(|c| std::mem::take(&mut typed::<M, R>(c).nodes[node]));
+    let old = try_with_core(|c| {
+        let sockets = std::mem::take(&mut c.nets[node]);
+        (std::mem::take(&mut typed::<M, R>(c).nodes[node]), sockets)
+    });
     drop(old);
 }

@@ -51,6 +51,7 @@
 
 mod ctx;
 pub(crate) mod host;
+pub(crate) mod net;
 mod shim;
 mod task;
 pub(crate) mod time;
@@ -66,3 +67,9 @@ pub use time::{
     Timeout,
 };
 pub use wire::{CallError, Envelope, ReplyTo};
+
+/// Node `node`'s address on the simulated network, where dst's
+/// `tokio::net` reaches it: 10.0.0.1 for node 0, 10.0.0.2 for node 1, ...
+pub fn ip(node: crate::NodeId) -> std::net::IpAddr {
+    net::addr_of(node)
+}

@@ -4,13 +4,35 @@
 //! clock, its sleeps are the node's sleeps, its random bytes the node's
 //! stream. Installed for every run of async nodes.
 
-use super::host::{self, with_core};
+use super::host::{self, enter_call, with_core};
+use super::net;
 use super::task::NodeTask;
 use super::time::{self, Sleep};
 use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use tokio::dst::{Here, Sim};
+
+/// What a socket call of an incarnation that is gone returns.
+fn gone() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::NotConnected,
+        "the node that made this socket restarted or stopped",
+    )
+}
+
+/// A call on `here`'s sockets, counted as any call into dst; an error if
+/// the incarnation is gone.
+fn sockets<T>(here: Here, f: impl FnOnce(&mut host::Core) -> io::Result<T>) -> io::Result<T> {
+    enter_call(here.node, here.inc, |c, _| f(c)).unwrap_or_else(|| Err(gone()))
+}
+
+/// [`sockets`] for a poll; an incarnation gone never wakes it.
+fn poll_sockets<T>(here: Here, f: impl FnOnce(&mut host::Core) -> Poll<io::Result<T>>) -> Poll<io::Result<T>> {
+    enter_call(here.node, here.inc, |c, _| f(c)).unwrap_or(Poll::Ready(Err(gone())))
+}
 
 pub(crate) struct Shim;
 
@@ -79,5 +101,80 @@ impl Sim for Shim {
             };
             chunk.copy_from_slice(&v.to_le_bytes()[..chunk.len()]);
         }
+    }
+
+    fn tcp_listen(&self, here: Here, addr: SocketAddr) -> io::Result<(u64, SocketAddr)> {
+        sockets(here, |c| net::listen(c, here.node, addr))
+    }
+
+    fn tcp_accept(
+        &self,
+        here: Here,
+        listener: u64,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<(u64, SocketAddr, SocketAddr)>> {
+        poll_sockets(here, |c| net::accept(c, here.node, listener, cx))
+    }
+
+    fn tcp_connect(&self, here: Here, to: SocketAddr) -> io::Result<u64> {
+        sockets(here, |c| net::connect(c, here.node, here.inc, to))
+    }
+
+    fn tcp_connected(&self, here: Here, conn: u64, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        poll_sockets(here, |c| net::connected(c, here.node, conn, cx))
+    }
+
+    fn tcp_addrs(&self, here: Here, conn: u64) -> io::Result<(SocketAddr, SocketAddr)> {
+        sockets(here, |c| {
+            net::addrs(c, here.node, conn).ok_or_else(|| io::ErrorKind::NotConnected.into())
+        })
+    }
+
+    fn tcp_read(
+        &self,
+        here: Here,
+        conn: u64,
+        buf: &mut [u8],
+        peek: bool,
+        cx: Option<&mut Context<'_>>,
+    ) -> Poll<io::Result<usize>> {
+        poll_sockets(here, |c| net::read(c, here.node, conn, buf, peek, cx.as_deref()))
+    }
+
+    fn tcp_write(&self, here: Here, conn: u64, data: &[u8]) -> io::Result<usize> {
+        sockets(here, |c| net::write(c, here.node, here.inc, conn, data))
+    }
+
+    fn tcp_shutdown(&self, here: Here, conn: u64) -> io::Result<()> {
+        sockets(here, |c| net::shutdown(c, here.node, here.inc, conn))
+    }
+
+    fn udp_bind(&self, here: Here, addr: SocketAddr) -> io::Result<(u64, SocketAddr)> {
+        sockets(here, |c| net::udp_bind(c, here.node, addr))
+    }
+
+    fn udp_send(&self, here: Here, socket: u64, data: &[u8], to: SocketAddr) -> io::Result<usize> {
+        sockets(here, |c| net::udp_send(c, here.node, here.inc, socket, data, to))
+    }
+
+    fn udp_recv(
+        &self,
+        here: Here,
+        socket: u64,
+        buf: &mut [u8],
+        peek: bool,
+        cx: Option<&mut Context<'_>>,
+    ) -> Poll<io::Result<(usize, SocketAddr)>> {
+        poll_sockets(here, |c| net::udp_recv(c, here.node, socket, buf, peek, cx.as_deref()))
+    }
+
+    fn close(&self, here: Here, socket: u64) {
+        // Dropped anywhere, even while the run's state is borrowed or gone.
+        host::try_with_core(|c| {
+            let n = &c.nodes[here.node];
+            if n.inc == here.inc && n.up {
+                net::close(c, here.node, here.inc, socket);
+            }
+        });
     }
 }

@@ -27,12 +27,22 @@ pub(crate) enum Wire<M> {
         /// The answer.
         msg: M,
     },
+    /// A TCP segment or a UDP datagram of a socket of dst's tokio.
+    Net(super::net::Segment),
 }
 
 impl<M: MsgInfo> MsgInfo for Wire<M> {
     fn kind(&self) -> &'static str {
         match self {
             Wire::Tell(m) | Wire::Ask { msg: m, .. } | Wire::Answer { msg: m, .. } => m.kind(),
+            Wire::Net(s) => s.kind(),
+        }
+    }
+
+    fn link(&self) -> Option<crate::links::LinkMode> {
+        match self {
+            Wire::Net(s) => Some(s.link()),
+            _ => None,
         }
     }
 }

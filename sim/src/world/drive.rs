@@ -352,10 +352,20 @@ impl<M: Message, R: Record> Hooks for AsyncHooks<M, R> {
         });
     }
 
+    fn link_broken(&self, node: NodeId, peer: NodeId, cause: crate::event::DropCause) {
+        host::with_core(|c| crate::async_node::net::link_broken(c, node, peer, cause));
+    }
+
     fn at_end(&self, now_ns: u64) -> Option<String> {
         host::with_core(|c| {
             let quiet = host::DEADLOCK_QUIET_MS * 1_000_000;
-            let waits: Vec<usize> = typed::<M, R>(c).nodes.iter().map(|h| h.waits()).collect();
+            let sockets: Vec<usize> = c.nets.iter().map(|n| n.waits()).collect();
+            let waits: Vec<usize> = typed::<M, R>(c)
+                .nodes
+                .iter()
+                .zip(sockets)
+                .map(|(h, s)| h.waits() + s)
+                .collect();
             c.nodes.iter().enumerate().find_map(|(i, n)| {
                 let stuck = n.up
                     && n.tasks > 0

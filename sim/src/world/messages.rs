@@ -27,7 +27,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         if self.walk.is_some() {
             return self.send_explored(id, from, to, msg);
         }
-        if !self.links.all_datagram() && self.links.mode(from, to) == LinkMode::Stream {
+        if self.is_stream(&msg, from, to) {
             return self.send_stream(id, from, to, msg);
         }
         let calm = self.calm.contains(id);
@@ -115,7 +115,7 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
     /// whether it is lost or doubled is a move of the walk.
     fn send_explored(&mut self, id: u64, from: NodeId, to: NodeId, msg: M::Msg) {
         let kind = msg.kind();
-        let stream = !self.links.all_datagram() && self.links.mode(from, to) == LinkMode::Stream;
+        let stream = self.is_stream(&msg, from, to);
         let conn = match stream {
             false => None,
             true => match self.links.open(from, to, self.now) {
@@ -146,6 +146,15 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
                 conn,
             },
         );
+    }
+
+    /// Whether `msg` travels as a stream: as the message says (a TCP
+    /// segment always does, a UDP datagram never), else as its link is.
+    fn is_stream(&self, msg: &M::Msg, from: NodeId, to: NodeId) -> bool {
+        match msg.link() {
+            Some(mode) => mode == LinkMode::Stream,
+            None => !self.links.all_datagram() && self.links.mode(from, to) == LinkMode::Stream,
+        }
     }
 
     fn dropped(&mut self, at: NodeId, id: u64, from: NodeId, to: NodeId, msg: &'static str, cause: DropCause) {
@@ -280,8 +289,10 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
         if self.links.all_datagram() {
             return;
         }
+        // Every open connection is a stream's: a connection opens only for
+        // a message that travels as one.
         for (a, b) in self.links.open_pairs() {
-            if self.links.mode(a, b) == LinkMode::Stream && (self.net.is_cut(a, b) || self.net.is_cut(b, a)) {
+            if self.net.is_cut(a, b) || self.net.is_cut(b, a) {
                 self.break_link(a, b, DropCause::Partition, false);
             }
         }
@@ -293,6 +304,9 @@ impl<'a, M: Machine, F: Fn(NodeId) -> M> World<'a, M, F> {
             return;
         }
         self.record(Some(node), EventKind::LinkBroken { peer, cause });
+        if let Some(h) = &self.hooks {
+            h.link_broken(node, peer, cause);
+        }
         self.step(node, Input::LinkBroken(peer));
     }
 }

@@ -201,6 +201,8 @@ pub(crate) trait Hooks {
     fn reseed(&self, seed: u64);
     /// Why the run must end stalled instead of being judged, if it must.
     fn at_end(&self, now_ns: u64) -> Option<String>;
+    /// The link from `node` to `peer` broke (`cause`), as the node learns now.
+    fn link_broken(&self, node: NodeId, peer: NodeId, cause: crate::event::DropCause);
 }
 
 /// Run one seed of a scenario on a fresh madsim runtime. `factory` builds a
