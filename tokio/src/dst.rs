@@ -14,6 +14,7 @@ use std::cell::Cell;
 use std::future::Future;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -96,6 +97,83 @@ pub trait Sim: Sync {
     ) -> Poll<io::Result<(usize, SocketAddr)>>;
     /// The owner dropped `socket` (a listener, a connection or a UDP socket).
     fn close(&self, here: Here, socket: u64);
+
+    // Files. A file handle is an id of its node's, as a socket is.
+
+    /// Opens `path` as `flags` say: the handle's id.
+    fn fs_open(&self, here: Here, path: &Path, flags: OpenFlags) -> io::Result<u64>;
+    /// Reads at the handle's position, moving it on.
+    fn fs_read(&self, here: Here, file: u64, buf: &mut [u8]) -> io::Result<usize>;
+    /// Writes at the handle's position (its end, when appending), moving it on.
+    fn fs_write(&self, here: Here, file: u64, data: &[u8]) -> io::Result<usize>;
+    /// Moves the handle's position.
+    fn fs_seek(&self, here: Here, file: u64, to: io::SeekFrom) -> io::Result<u64>;
+    /// Cuts or grows the handle's file.
+    fn fs_set_len(&self, here: Here, file: u64, len: u64) -> io::Result<()>;
+    /// Polls a sync of the handle's file; `slot` is 0 until the first poll
+    /// starts it, then names it.
+    fn fs_sync(&self, here: Here, file: u64, slot: &mut u64, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
+    /// What the handle's file is.
+    fn fs_file_meta(&self, here: Here, file: u64) -> io::Result<FileMeta>;
+    /// The owner dropped handle `file`.
+    fn fs_close(&self, here: Here, file: u64);
+    /// What `path` names.
+    fn fs_meta(&self, here: Here, path: &Path) -> io::Result<FileMeta>;
+    /// Makes directory `path` (with `all`, each missing one above it too).
+    fn fs_mkdir(&self, here: Here, path: &Path, all: bool) -> io::Result<()>;
+    /// Removes file `path`.
+    fn fs_remove_file(&self, here: Here, path: &Path) -> io::Result<()>;
+    /// Removes directory `path` (with `all`, with what it holds).
+    fn fs_remove_dir(&self, here: Here, path: &Path, all: bool) -> io::Result<()>;
+    /// Moves `from` to `to`.
+    fn fs_rename(&self, here: Here, from: &Path, to: &Path) -> io::Result<()>;
+    /// Gives file `from` a second name `to`.
+    fn fs_hard_link(&self, here: Here, from: &Path, to: &Path) -> io::Result<()>;
+    /// What directory `path` holds: each path, and whether it is a directory.
+    fn fs_read_dir(&self, here: Here, path: &Path) -> io::Result<Vec<(PathBuf, bool)>>;
+}
+
+/// How a file is opened, as tokio's `OpenOptions` set it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpenFlags {
+    /// Open for reading.
+    pub read: bool,
+    /// Open for writing.
+    pub write: bool,
+    /// Every write goes to the end.
+    pub append: bool,
+    /// Cut the file to nothing.
+    pub truncate: bool,
+    /// Make the file if it is missing.
+    pub create: bool,
+    /// Make the file; fail if it exists.
+    pub create_new: bool,
+}
+
+/// What a node's path names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileMeta {
+    /// A directory, not a file.
+    pub is_dir: bool,
+    /// The file's length in bytes (0 for a directory).
+    pub len: u64,
+}
+
+/// `path` from a node's root, `.` and `..` resolved: a node's working
+/// directory is its root.
+pub fn normal_path(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::from("/");
+    for c in path.components() {
+        match c {
+            Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(part) => out.push(part),
+        }
+    }
+    out
 }
 
 /// The address of simulated node `node`: 10.0.0.1 for node 0, and so on.

@@ -38,7 +38,7 @@ pub use real::sync;
 pub mod net;
 
 #[cfg(feature = "fs")]
-pub use real::fs;
+pub mod fs;
 
 #[cfg(feature = "process")]
 pub use real::process;

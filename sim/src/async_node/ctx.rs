@@ -234,17 +234,24 @@ impl<M: Message, R: Record> Ctx<M, R> {
         if self.no_space() {
             return Err(DiskError::NoSpace);
         }
-        self.push(Output::Disk(DiskOp::Append(rec)));
+        self.push(Output::Disk(DiskOp::Append(host::Stored::Model(rec))));
         Ok(())
     }
 
     /// Atomically replaces everything on disk at the next fsync; refused
-    /// while the disk is full.
+    /// while the disk is full. The node's files (dst's `tokio::fs`) share
+    /// the disk and stay as they are.
     pub fn replace(&self, recs: Vec<R>) -> Result<(), DiskError> {
         if self.no_space() {
             return Err(DiskError::NoSpace);
         }
-        self.push(Output::Disk(DiskOp::Replace(recs)));
+        let node = self.node;
+        let files = self
+            .with(|_, _, _| ())
+            .map(|()| host::with_core(|c| c.fss[node].written.clone()));
+        let mut all: Vec<host::Stored<R>> = files.unwrap_or_default().into_iter().map(host::Stored::Fs).collect();
+        all.extend(recs.into_iter().map(host::Stored::Model));
+        self.push(Output::Disk(DiskOp::Replace(all)));
         Ok(())
     }
 

@@ -14,7 +14,7 @@
 use super::wire::{Envelope, Wire};
 use super::Ctx;
 use crate::clock::Clock;
-use crate::machine::{DiskError, Io, Machine, MsgInfo, NodeId, Output, SyncTicket, TimerId};
+use crate::machine::{DiskError, DiskOp, Io, Machine, MsgInfo, NodeId, Output, SyncTicket, TimerId};
 use crate::workload::ClientReq;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -95,8 +95,35 @@ pub(crate) struct Core {
     pub(crate) next_sleep: u64,
     /// Each node's sockets (of tokio's replacement), cleared at every boot and crash.
     pub(crate) nets: Vec<super::net::NodeNet>,
-    /// Pushes a socket's segment into the typed outbox (monomorphized at install).
-    pub(crate) send_net: fn(&mut dyn Any, NodeId, u64, NodeId, super::net::Segment),
+    /// Each node's files (of tokio's replacement), rebuilt from its disk at every boot.
+    pub(crate) fss: Vec<super::fs::NodeFs>,
+    /// Pushes an output of the untyped part (a socket's segment, a file's
+    /// record, its fsync) into the typed outbox (monomorphized at install).
+    pub(crate) push: fn(&mut dyn Any, NodeId, u64, Raw),
+}
+
+/// An output the untyped part (sockets, files) hands the world.
+pub(crate) enum Raw {
+    /// A segment or datagram to node `to`.
+    Segment(NodeId, super::net::Segment),
+    /// A file change to append to the node's disk.
+    Append(super::fs::FsRec),
+    /// An fsync of the node's disk, as `ticket`.
+    Fsync(SyncTicket),
+}
+
+/// What an async node's disk holds: the model's own records (what its
+/// `Ctx` writes and reads) and its files' (what dst's `tokio::fs` keeps).
+#[derive(Clone, Debug)]
+pub(crate) enum Stored<R> {
+    Model(R),
+    Fs(super::fs::FsRec),
+}
+
+/// Hands `raw` to the world and wakes it.
+pub(crate) fn push_raw(c: &mut Core, node: NodeId, inc: u64, raw: Raw) {
+    (c.push)(&mut *c.typed, node, inc, raw);
+    wake_world(c);
 }
 
 /// One node's untyped state. It outlives incarnations: call ids, fsync
@@ -360,21 +387,20 @@ impl<M, R> NodeHost<M, R> {
     }
 }
 
-fn push_segment<M: Message, R: Record>(
-    typed: &mut dyn Any,
-    node: NodeId,
-    inc: u64,
-    to: NodeId,
-    seg: super::net::Segment,
-) {
+fn push_raw_typed<M: Message, R: Record>(typed: &mut dyn Any, node: NodeId, inc: u64, raw: Raw) {
     let host = typed.downcast_mut::<Host<M, R>>().expect("one host type per run");
+    let out = match raw {
+        Raw::Segment(to, seg) => Output::Send {
+            to,
+            msg: Wire::Net(seg),
+        },
+        Raw::Append(rec) => Output::Disk(DiskOp::Append(Stored::Fs(rec))),
+        Raw::Fsync(ticket) => Output::Fsync(ticket),
+    };
     host.outbox.push(Sent {
         node,
         inc,
-        entry: Entry::Out(Output::Send {
-            to,
-            msg: Wire::Net(seg),
-        }),
+        entry: Entry::Out(out),
     });
 }
 
@@ -412,7 +438,8 @@ pub(crate) fn install<M: Message, R: Record>(
         sleeps: BTreeMap::new(),
         next_sleep: 0,
         nets: (0..nodes).map(|_| super::net::NodeNet::default()).collect(),
-        send_net: push_segment::<M, R>,
+        fss: (0..nodes).map(|_| super::fs::NodeFs::default()).collect(),
+        push: push_raw_typed::<M, R>,
     };
     CORE.with(|c| *c.borrow_mut() = Some(core));
     Installed {
@@ -508,11 +535,17 @@ fn wake_all(waiters: &mut Waiters) {
 
 impl<M: Message, R: Record> Machine for HostMachine<M, R> {
     type Msg = Wire<M>;
-    type Rec = R;
+    type Rec = Stored<R>;
 
     fn boot(&mut self, io: &mut Io<Self>) {
         let seed = io.random_u64();
-        let disk = io.disk().to_vec();
+        let (mut disk, mut files) = (Vec::new(), Vec::new());
+        for rec in io.disk() {
+            match rec {
+                Stored::Model(r) => disk.push(r.clone()),
+                Stored::Fs(f) => files.push(f.clone()),
+            }
+        }
         let read = io.read_disk().map(|_| ());
         let node = self.node;
         let inc = with_core(|c| {
@@ -527,6 +560,7 @@ impl<M: Message, R: Record> Machine for HostMachine<M, R> {
             n.stalled = false;
             let inc = n.inc;
             c.nets[node] = super::net::NodeNet::default();
+            c.fss[node] = super::fs::NodeFs::boot(files, read);
             let h = &mut typed::<M, R>(c).nodes[node];
             *h = NodeHost::default();
             h.disk = disk;
@@ -625,12 +659,22 @@ impl<M: Message, R: Record> Machine for HostMachine<M, R> {
 
 impl<M: Message, R: Record> HostMachine<M, R> {
     fn fsync_done(&self, ticket: SyncTicket, result: Result<(), DiskError>) {
-        self.with_node(|_, h| {
-            if let Some(p) = h.fsyncs.get_mut(&ticket) {
-                p.done = Some(result);
-                if let Some(w) = p.waker.take() {
-                    w.wake();
-                }
+        let (node, inc) = (self.node, self.inc);
+        with_core(|c| {
+            if c.nodes[node].inc != inc || !c.nodes[node].up {
+                return;
+            }
+            // The model's own fsync, or else a sync of one of its files.
+            let p = match typed::<M, R>(c).nodes[node].fsyncs.get_mut(&ticket) {
+                Some(p) => p,
+                None => match c.fss[node].syncs.get_mut(&ticket) {
+                    Some(p) => p,
+                    None => return,
+                },
+            };
+            p.done = Some(result);
+            if let Some(w) = p.waker.take() {
+                w.wake();
             }
         });
     }
@@ -699,7 +743,8 @@ pub(crate) fn parse_node_name(name: &str) -> Option<(NodeId, u64)> {
 pub(crate) fn clear_node<M: Message, R: Record>(node: NodeId) {
     let old = try_with_core(|c| {
         let sockets = std::mem::take(&mut c.nets[node]);
-        (std::mem::take(&mut typed::<M, R>(c).nodes[node]), sockets)
+        let files = std::mem::take(&mut c.fss[node]);
+        (std::mem::take(&mut typed::<M, R>(c).nodes[node]), sockets, files)
     });
     drop(old);
 }

@@ -50,6 +50,7 @@
 //! yielding cannot be stopped on one thread: it hangs the run.
 
 mod ctx;
+mod fs;
 pub(crate) mod host;
 pub(crate) mod net;
 mod shim;

@@ -4,16 +4,18 @@
 //! clock, its sleeps are the node's sleeps, its random bytes the node's
 //! stream. Installed for every run of async nodes.
 
-use super::host::{self, enter_call, with_core};
+use super::fs;
+use super::host::{self, enter_call, with_core, Raw};
 use super::net;
 use super::task::NodeTask;
 use super::time::{self, Sleep};
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use tokio::dst::{Here, Sim};
+use tokio::dst::{FileMeta, Here, OpenFlags, Sim};
 
 /// What a socket call of an incarnation that is gone returns.
 fn gone() -> io::Error {
@@ -27,6 +29,14 @@ fn gone() -> io::Error {
 /// the incarnation is gone.
 fn sockets<T>(here: Here, f: impl FnOnce(&mut host::Core) -> io::Result<T>) -> io::Result<T> {
     enter_call(here.node, here.inc, |c, _| f(c)).unwrap_or_else(|| Err(gone()))
+}
+
+/// A call on `here`'s files, with whether its disk is full now.
+fn files<T>(here: Here, f: impl FnOnce(&mut fs::NodeFs, bool) -> io::Result<T>) -> io::Result<T> {
+    sockets(here, |c| {
+        let full = c.poll_now.unwrap_or_else(|| host::now_ns(c)) < c.nodes[here.node].no_space_until;
+        f(fs::of(c, here.node), full)
+    })
 }
 
 /// [`sockets`] for a poll; an incarnation gone never wakes it.
@@ -166,6 +176,97 @@ impl Sim for Shim {
         cx: Option<&mut Context<'_>>,
     ) -> Poll<io::Result<(usize, SocketAddr)>> {
         poll_sockets(here, |c| net::udp_recv(c, here.node, socket, buf, peek, cx.as_deref()))
+    }
+
+    fn fs_open(&self, here: Here, path: &Path, flags: OpenFlags) -> io::Result<u64> {
+        sockets(here, |c| {
+            let id = c.nodes[here.node].fresh_id();
+            fs::of(c, here.node).open(id, path, flags).map(|()| id)
+        })
+    }
+
+    fn fs_read(&self, here: Here, file: u64, buf: &mut [u8]) -> io::Result<usize> {
+        files(here, |f, _| f.read(file, buf))
+    }
+
+    fn fs_write(&self, here: Here, file: u64, data: &[u8]) -> io::Result<usize> {
+        files(here, |f, full| f.write(file, data, full))
+    }
+
+    fn fs_seek(&self, here: Here, file: u64, to: io::SeekFrom) -> io::Result<u64> {
+        files(here, |f, _| f.seek(file, to))
+    }
+
+    fn fs_set_len(&self, here: Here, file: u64, len: u64) -> io::Result<()> {
+        files(here, |f, full| f.set_len(file, len, full))
+    }
+
+    fn fs_sync(&self, here: Here, file: u64, slot: &mut u64, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        poll_sockets(here, |c| {
+            if *slot == 0 {
+                let now = c.poll_now.unwrap_or_else(|| host::now_ns(c));
+                if now < c.nodes[here.node].no_space_until {
+                    return Poll::Ready(Err(io::Error::new(
+                        io::ErrorKind::StorageFull,
+                        "no space left on device",
+                    )));
+                }
+                let ticket = c.nodes[here.node].fresh_id();
+                match fs::of(c, here.node).flush(file, ticket) {
+                    Err(e) => return Poll::Ready(Err(e)),
+                    Ok(None) => return Poll::Ready(Ok(())),
+                    Ok(Some(flush)) => {
+                        for rec in flush.records {
+                            host::push_raw(c, here.node, here.inc, Raw::Append(rec));
+                        }
+                        host::push_raw(c, here.node, here.inc, Raw::Fsync(flush.ticket));
+                        *slot = flush.ticket;
+                    }
+                }
+            }
+            fs::of(c, here.node).synced(*slot, cx)
+        })
+    }
+
+    fn fs_file_meta(&self, here: Here, file: u64) -> io::Result<FileMeta> {
+        files(here, |f, _| f.handle_metadata(file))
+    }
+
+    fn fs_close(&self, here: Here, file: u64) {
+        host::try_with_core(|c| {
+            let n = &c.nodes[here.node];
+            if n.inc == here.inc && n.up {
+                fs::of(c, here.node).close(file);
+            }
+        });
+    }
+
+    fn fs_meta(&self, here: Here, path: &Path) -> io::Result<FileMeta> {
+        files(here, |f, _| f.metadata(path))
+    }
+
+    fn fs_mkdir(&self, here: Here, path: &Path, all: bool) -> io::Result<()> {
+        files(here, |f, _| f.mkdir(path, all))
+    }
+
+    fn fs_remove_file(&self, here: Here, path: &Path) -> io::Result<()> {
+        files(here, |f, _| f.remove_file(path))
+    }
+
+    fn fs_remove_dir(&self, here: Here, path: &Path, all: bool) -> io::Result<()> {
+        files(here, |f, _| f.remove_dir(path, all))
+    }
+
+    fn fs_rename(&self, here: Here, from: &Path, to: &Path) -> io::Result<()> {
+        files(here, |f, _| f.rename(from, to))
+    }
+
+    fn fs_hard_link(&self, here: Here, from: &Path, to: &Path) -> io::Result<()> {
+        files(here, |f, _| f.hard_link(from, to))
+    }
+
+    fn fs_read_dir(&self, here: Here, path: &Path) -> io::Result<Vec<(PathBuf, bool)>> {
+        files(here, |f, _| f.read_dir(path))
     }
 
     fn close(&self, here: Here, socket: u64) {

@@ -359,7 +359,7 @@ impl<M: Message, R: Record> Hooks for AsyncHooks<M, R> {
     fn at_end(&self, now_ns: u64) -> Option<String> {
         host::with_core(|c| {
             let quiet = host::DEADLOCK_QUIET_MS * 1_000_000;
-            let sockets: Vec<usize> = c.nets.iter().map(|n| n.waits()).collect();
+            let sockets: Vec<usize> = c.nets.iter().zip(&c.fss).map(|(n, f)| n.waits() + f.waits()).collect();
             let waits: Vec<usize> = typed::<M, R>(c)
                 .nodes
                 .iter()

@@ -45,7 +45,6 @@ mod test_util {
     }
 
     /// Moves real tokio's paused clock on; refused on a node.
-    #[track_caller]
     pub async fn advance(duration: Duration) {
         match dst::route("tokio::time::advance") {
             Route::Node(..) => dst::refuse("tokio::time::advance", "a node's clock is the simulation's"),

@@ -127,8 +127,7 @@ pub(super) fn local_addr(node: NodeId, addr: SocketAddr, port: u16) -> io::Resul
 }
 
 pub(super) fn send(c: &mut Core, node: NodeId, inc: u64, to: NodeId, seg: Segment) {
-    (c.send_net)(&mut *c.typed, node, inc, to, seg);
-    host::wake_world(c);
+    host::push_raw(c, node, inc, host::Raw::Segment(to, seg));
 }
 
 pub(super) fn wake(w: &mut Option<Waker>) {
