@@ -115,6 +115,18 @@ pub enum Cmd {
         #[arg(short = 'o', long)]
         out: Option<PathBuf>,
     },
+    /// A new crate that puts a tokio service under dst: the build flags, the
+    /// tokio patch, the dependencies, a small service, its scenario and tests.
+    Init {
+        /// The folder to create (or an empty one).
+        path: PathBuf,
+        /// The crate's name, and its model's (default: the folder's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// The dst checkout to depend on (default: the one this dst was built from).
+        #[arg(long)]
+        dst: Option<PathBuf>,
+    },
     /// Every catalogued bug against its scenario: found? after how many seeds?
     Mutants {
         /// Most seeds to spend on each bug.

@@ -22,6 +22,7 @@ mod corpus;
 mod explore;
 mod export;
 mod fuzz;
+mod init;
 mod merge;
 mod mutants;
 mod progress;
@@ -183,6 +184,7 @@ where
             }
         }
         Cmd::Check(args) => check::main(r, &args),
+        Cmd::Init { path, name, dst } => init::main(&path, name.as_deref(), dst.as_deref()),
         Cmd::Bench {
             seeds,
             scenario,

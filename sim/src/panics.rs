@@ -104,7 +104,36 @@ fn portable(file: &str) -> &str {
 /// The message of a caught panic, with its location when the hook saw it.
 pub fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
     let at = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_default();
-    format!("{}{at}", panic_message(payload))
+    let text = format!("{}{at}", panic_message(payload));
+    match cause(&text) {
+        Some(why) => format!("{text}; {why}"),
+        None => text,
+    }
+}
+
+/// What a panic some dependency raises means on a simulated node, and the
+/// fix, for the panics whose own words point elsewhere.
+fn cause(message: &str) -> Option<&'static str> {
+    const OS_THREAD: &str = "an OS thread was started on a simulated node, where it would run outside the seed's \
+                             schedule: spawn a task (tokio::spawn, tokio::task::spawn_blocking) instead";
+    const CAUSES: &[(&str, &str)] = &[
+        (
+            "must be called from the context of a Tokio 1.x runtime",
+            "the graph holds a tokio that is not dst's, and nothing drives it on a simulated node: patch tokio at the \
+             root of the workspace (`[patch.crates-io] tokio = { path = \"<dst>/tokio\" }`, as `dst init` writes it) \
+             and check that `cargo tree -i tokio` shows one tokio",
+        ),
+        (
+            "Cannot start a runtime from within a runtime",
+            "a tokio that is not dst's tried to block a simulated node: patch tokio at the root of the workspace, \
+             as `dst init` writes it",
+        ),
+        // madsim refuses the thread's attributes, and std asserts on that.
+        ("sys/thread/unix.rs", OS_THREAD),
+        ("sys/pal/unix/thread.rs", OS_THREAD),
+        ("failed to spawn thread", OS_THREAD),
+    ];
+    CAUSES.iter().find(|(said, _)| message.contains(said)).map(|(_, why)| *why)
 }
 
 fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
@@ -119,6 +148,15 @@ fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_foreign_tokio_and_an_os_thread_are_named_with_their_fix() {
+        let tokio = "there is no reactor running, must be called from the context of a Tokio 1.x runtime";
+        assert!(super::cause(tokio).unwrap().contains("[patch.crates-io] tokio"));
+        let thread = "assertion `left == right` failed\n  left: -1\n right: 0 at std/src/sys/thread/unix.rs:49";
+        assert!(super::cause(thread).unwrap().contains("tokio::spawn"));
+        assert_eq!(super::cause("index out of bounds"), None);
+    }
+
     #[test]
     fn a_dependency_path_is_cut_to_its_crate_folder() {
         let p = "/root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/raft-0.4.3/src/raft_log.rs";

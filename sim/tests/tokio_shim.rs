@@ -67,6 +67,9 @@ async fn case(ctx: NodeCtx, name: String) {
             });
             std::future::pending::<()>().await
         }
+        "os-thread" => {
+            std::thread::spawn(|| {}).join().unwrap();
+        }
         other => panic!("no case {other}"),
     }
     ctx.reached("done");
@@ -444,6 +447,12 @@ fn blocking_a_node_on_a_future_is_refused_with_what_to_do() {
         "handle-block-on",
         "dst: Handle::block_on is not available on a simulated node: await the future instead",
     );
+}
+
+#[test]
+fn an_os_thread_is_a_finding_that_names_the_fix() {
+    refused("os-thread", "an OS thread was started on a simulated node");
+    refused("os-thread", "spawn a task (tokio::spawn, tokio::task::spawn_blocking) instead");
 }
 
 #[test]
