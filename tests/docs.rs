@@ -85,7 +85,14 @@ fn is_excerpt(snippet: &str, file: &[String]) -> bool {
 fn every_rust_and_toml_block_is_an_excerpt_of_the_example() {
     let root = root();
     let mut paths = Vec::new();
-    for example in ["raft-rs", "tokio-kv", "openraft", "omnipaxos", "async-raft", "grpc-register"] {
+    for example in [
+        "raft-rs",
+        "tokio-kv",
+        "openraft",
+        "omnipaxos",
+        "async-raft",
+        "grpc-register",
+    ] {
         files(&root.join("examples").join(example), &mut paths);
     }
     paths.push(root.join(".cargo/config.toml"));

@@ -74,7 +74,16 @@ fn a_new_crate_fuzzes_its_tokio_service_and_finds_its_bug() {
     std::fs::write(&manifest, kept.join("\n")).unwrap();
     let o = cargo(
         &unpatched,
-        &["run", "--release", "--quiet", "--", "run", "my-service-crash-restart", "--seed", "0"],
+        &[
+            "run",
+            "--release",
+            "--quiet",
+            "--",
+            "run",
+            "my-service-crash-restart",
+            "--seed",
+            "0",
+        ],
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("a tokio that is not dst's"), "{}", text(&o));

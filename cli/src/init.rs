@@ -41,10 +41,21 @@ fn check_name(name: &str) -> Result<(), String> {
 /// The dst checkout to depend on: absolute, and holding the crates named.
 fn check_dst(dst: Option<&Path>) -> Result<PathBuf, String> {
     let dir = dst.map(Path::to_path_buf).unwrap_or_else(built_from);
-    let dir = dir
-        .canonicalize()
-        .map_err(|e| format!("init: cannot find dst's checkout at {}: {e} (give it with --dst)", dir.display()))?;
-    for part in ["sim", "cli", "runner", "tokio", "getrandom/0.1", "getrandom/0.2", "getrandom/0.3"] {
+    let dir = dir.canonicalize().map_err(|e| {
+        format!(
+            "init: cannot find dst's checkout at {}: {e} (give it with --dst)",
+            dir.display()
+        )
+    })?;
+    for part in [
+        "sim",
+        "cli",
+        "runner",
+        "tokio",
+        "getrandom/0.1",
+        "getrandom/0.2",
+        "getrandom/0.3",
+    ] {
         if !dir.join(part).join("Cargo.toml").is_file() {
             return Err(format!(
                 "init: {} is not a dst checkout: it has no {part}/Cargo.toml (give the checkout with --dst)",
@@ -54,7 +65,9 @@ fn check_dst(dst: Option<&Path>) -> Result<PathBuf, String> {
     }
     let text = dir.display().to_string();
     if text.contains(['"', '\\', '\n']) {
-        return Err(format!("init: dst's checkout path {text:?} cannot be written into Cargo.toml"));
+        return Err(format!(
+            "init: dst's checkout path {text:?} cannot be written into Cargo.toml"
+        ));
     }
     Ok(dir)
 }

@@ -133,7 +133,10 @@ fn cause(message: &str) -> Option<&'static str> {
         ("sys/pal/unix/thread.rs", OS_THREAD),
         ("failed to spawn thread", OS_THREAD),
     ];
-    CAUSES.iter().find(|(said, _)| message.contains(said)).map(|(_, why)| *why)
+    CAUSES
+        .iter()
+        .find(|(said, _)| message.contains(said))
+        .map(|(_, why)| *why)
 }
 
 fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {

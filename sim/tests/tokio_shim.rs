@@ -452,7 +452,10 @@ fn blocking_a_node_on_a_future_is_refused_with_what_to_do() {
 #[test]
 fn an_os_thread_is_a_finding_that_names_the_fix() {
     refused("os-thread", "an OS thread was started on a simulated node");
-    refused("os-thread", "spawn a task (tokio::spawn, tokio::task::spawn_blocking) instead");
+    refused(
+        "os-thread",
+        "spawn a task (tokio::spawn, tokio::task::spawn_blocking) instead",
+    );
 }
 
 #[test]

@@ -60,9 +60,15 @@ pub const RENAME_WITHOUT_DIR_SYNC: &str = "grpc-register-rename-without-dir-sync
 pub const GOALS: &[(&str, &str)] = &[
     ("leader-elected", "a node won an election"),
     ("leader-deposed", "a leader stepped down"),
-    ("write-committed", "a write reached a majority's disks and was acknowledged"),
+    (
+        "write-committed",
+        "a write reached a majority's disks and was acknowledged",
+    ),
     ("lease-read", "a leader served a read alone under its lease"),
-    ("promise-kept", "a node refused a vote while its promise to a leader held"),
+    (
+        "promise-kept",
+        "a node refused a vote while its promise to a leader held",
+    ),
     ("restart-with-state", "a node booted with a saved state"),
     ("rpc-failed", "a gRPC call to a peer failed or timed out"),
 ];
@@ -76,7 +82,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         "grpc-register-partitions",
         include_str!("../scenarios/grpc-register-partitions.json"),
     ),
-    ("grpc-register-drift", include_str!("../scenarios/grpc-register-drift.json")),
+    (
+        "grpc-register-drift",
+        include_str!("../scenarios/grpc-register-drift.json"),
+    ),
     (
         "grpc-register-drift-beyond-bound",
         include_str!("../scenarios/grpc-register-drift-beyond-bound.json"),

@@ -261,7 +261,10 @@ pub async fn node(ctx: Ctx<Msg, Rec>, cfg: Config, bugs: Bugs) {
         ctx,
         bugs,
         me: me as u32,
-        peers: (0..ctx.nodes()).filter(|&p| p != me).map(|p| (p, peers::client(p))).collect(),
+        peers: (0..ctx.nodes())
+            .filter(|&p| p != me)
+            .map(|p| (p, peers::client(p)))
+            .collect(),
         local: Mutex::new(Local {
             d: saved.unwrap_or_default(),
             role: Role::Follower,

@@ -19,8 +19,7 @@ pub fn addr(n: usize) -> SocketAddr {
 /// A client of node `n`; it connects when first called.
 pub fn client(n: usize) -> PeerClient<Channel> {
     let to = addr(n);
-    let endpoint =
-        Endpoint::from_shared(format!("http://{to}")).expect("an address is a valid URI");
+    let endpoint = Endpoint::from_shared(format!("http://{to}")).expect("an address is a valid URI");
     let channel = endpoint.connect_with_connector_lazy(service_fn(move |_: Uri| async move {
         TcpStream::connect(to).await.map(TokioIo::new)
     }));

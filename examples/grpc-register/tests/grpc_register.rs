@@ -100,11 +100,13 @@ fn a_partition_shows_up_as_failed_calls_and_heals() {
         .filter_map(|e| Some((e.node?, e.t_ns, e.custom::<Reach>()?)))
         .collect();
     let cut = |&(node, t, ref r): &(usize, u64, Reach)| {
-        (2_000_000_000..4_000_000_000).contains(&t)
-            && r.model == "peer-unreachable"
-            && ((node == 0) != (r.peer == 0))
+        (2_000_000_000..4_000_000_000).contains(&t) && r.model == "peer-unreachable" && ((node == 0) != (r.peer == 0))
     };
-    let failed: Vec<&str> = reach.iter().filter(|x| cut(x)).filter_map(|x| x.2.status.as_deref()).collect();
+    let failed: Vec<&str> = reach
+        .iter()
+        .filter(|x| cut(x))
+        .filter_map(|x| x.2.status.as_deref())
+        .collect();
     assert!(!failed.is_empty(), "no call across the cut failed");
     assert!(
         failed
