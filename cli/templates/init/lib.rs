@@ -126,7 +126,9 @@ async fn primary(ctx: NodeCtx, sync: bool) {
         let req = ctx.client_request().await;
         let store = store.clone();
         tokio::spawn(async move {
-            let reply = apply(ctx, &store, &req.op).await.map_or(ClientReply::Unknown, ClientReply::Ok);
+            let reply = apply(ctx, &store, &req.op)
+                .await
+                .map_or(ClientReply::Unknown, ClientReply::Ok);
             ctx.client_reply(req.req_id, reply);
         });
     }
@@ -149,8 +151,12 @@ async fn serve_peer(ctx: NodeCtx, conn: TcpStream, store: Arc<Mutex<Store>>) {
     let (read, mut write) = conn.into_split();
     let mut lines = BufReader::new(read).lines();
     while let Ok(Some(line)) = lines.next_line().await {
-        let Ok(op) = serde_json::from_str::<KvOp>(&line) else { return };
-        let Some(result) = apply(ctx, &store, &op).await else { return };
+        let Ok(op) = serde_json::from_str::<KvOp>(&line) else {
+            return;
+        };
+        let Some(result) = apply(ctx, &store, &op).await else {
+            return;
+        };
         let mut out = serde_json::to_string(&result).expect("a result serializes");
         out.push('\n');
         if write.write_all(out.as_bytes()).await.is_err() {
