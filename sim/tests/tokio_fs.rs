@@ -44,6 +44,17 @@ async fn case(ctx: NodeCtx, name: String) {
             "from-std" => {
                 let _ = fs::File::from_std(std::fs::File::open("/dev/null").unwrap());
             }
+            "into-std" => {
+                let _ = fs::File::create("f").await.unwrap().into_std().await;
+            }
+            "links" => {
+                fs::write("target", b"x").await.unwrap();
+                let e = fs::symlink("target", "link").await.unwrap_err();
+                assert_eq!(e.kind(), ErrorKind::Unsupported, "{e}");
+                let e = fs::read_link("target").await.unwrap_err();
+                assert_eq!(e.kind(), ErrorKind::Unsupported, "{e}");
+                assert!(!fs::try_exists("link").await.unwrap());
+            }
             other => panic!("no case {other}"),
         }
         ctx.reached("done");
@@ -146,13 +157,17 @@ async fn durable(ctx: NodeCtx) {
     if ctx.incarnation() > 1 {
         let a = fs::read_to_string("/data/a").await;
         let b = fs::try_exists("/data/b").await.unwrap();
-        found(ctx, format!("a={a:?} b={b}"));
+        let c = fs::read_to_string("/data/c").await;
+        found(ctx, format!("a={a:?} b={b} c={c:?}"));
         return;
     }
     fs::create_dir_all("/data").await.unwrap();
     let mut a = fs::File::create("/data/a").await.unwrap();
     a.write_all(b"synced").await.unwrap();
     a.sync_all().await.unwrap();
+    let mut c = fs::File::create("/data/c").await.unwrap();
+    c.write_all(b"data only").await.unwrap();
+    c.sync_data().await.unwrap();
     a.write_all(b"+lost").await.unwrap();
     fs::write("/data/b", b"never synced").await.unwrap();
     assert_eq!(
@@ -298,7 +313,10 @@ fn directories_hold_move_and_go_as_a_file_system_s() {
 #[test]
 fn a_crash_keeps_what_was_synced_and_loses_the_rest() {
     let out = passes("durable", crash_and_restart());
-    assert_eq!(after_restart(&out), "a=Ok(\"synced\") b=false");
+    assert_eq!(
+        after_restart(&out),
+        "a=Ok(\"synced\") b=false c=Ok(\"data only\")"
+    );
 }
 
 #[test]
@@ -351,6 +369,22 @@ fn a_disk_unreadable_at_boot_fails_every_call() {
         after_restart(&out).contains("the node's disk cannot be read"),
         "{}",
         after_restart(&out)
+    );
+}
+
+#[test]
+fn a_node_s_files_have_no_symbolic_links() {
+    passes("links", vec![]);
+}
+
+#[test]
+fn a_node_s_file_has_no_host_file_to_give() {
+    let out = run("into-std", vec![]);
+    assert_eq!(out.verdict.status, Status::Error, "{:?}", out.verdict);
+    let m = out.verdict.message.unwrap_or_default();
+    assert!(
+        m.contains("dst: File::into_std is not available on a simulated node: a simulated file has no operating-system file behind it"),
+        "{m}"
     );
 }
 

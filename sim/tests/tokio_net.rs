@@ -41,6 +41,10 @@ async fn case(ctx: NodeCtx, name: String) {
                 let std = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
                 let _ = TcpListener::from_std(std);
             }
+            "into-std" => {
+                let _ = TcpStream::connect(node_addr(1)).await.unwrap().into_std();
+            }
+            "peek" => peek().await,
             other => panic!("no case {other}"),
         }
         ctx.reached("done");
@@ -103,6 +107,34 @@ async fn echo() {
     let mut rest = Vec::new();
     s.read_to_end(&mut rest).await.unwrap();
     assert!(rest.is_empty(), "the server closes after our end");
+}
+
+/// Looking without taking, and the non-waiting reads and writes.
+async fn peek() {
+    let s = TcpStream::connect(node_addr(1)).await.unwrap();
+    s.writable().await.unwrap();
+    assert_eq!(s.try_write(b"abc").unwrap(), 3);
+    let mut buf = [0u8; 8];
+    let n = s.peek(&mut buf).await.unwrap();
+    assert_eq!(&buf[..n], &b"abc"[..n], "peek sees the echo");
+    s.readable().await.unwrap();
+    let mut got = Vec::new();
+    while got.len() < 3 {
+        match s.try_read(&mut buf) {
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == ErrorKind::WouldBlock => s.readable().await.unwrap(),
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(got, b"abc", "what peek saw is still there to read");
+    let e = s.try_read(&mut buf).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::WouldBlock, "nothing more has come");
+    let udp = UdpSocket::bind("0.0.0.0:0").await.unwrap();
+    udp.send_to(b"dgram", node_addr(1)).await.unwrap();
+    let (n, from) = udp.peek_from(&mut buf).await.unwrap();
+    assert_eq!((&buf[..n], from), (&b"dgram"[..], node_addr(1)));
+    let (n, _) = udp.recv_from(&mut buf).await.unwrap();
+    assert_eq!(&buf[..n], b"dgram", "peek_from left the datagram");
 }
 
 async fn refused() {
@@ -363,6 +395,22 @@ fn a_lost_segment_resets_the_connection() {
         matches!(&e.kind, sim::EventKind::Drop { msg, cause, .. } if msg == "tcp-data" && *cause == sim::DropCause::Loss)
     });
     assert!(lost, "a data segment was lost");
+}
+
+#[test]
+fn peek_and_the_non_waiting_calls_see_the_stream_as_it_is() {
+    passes("peek", vec![]);
+}
+
+#[test]
+fn a_node_s_socket_has_no_host_socket_to_give() {
+    let out = run("into-std", vec![]);
+    assert_eq!(out.verdict.status, Status::Error, "{:?}", out.verdict);
+    let m = out.verdict.message.unwrap_or_default();
+    assert!(
+        m.contains("dst: TcpStream::into_std is not available on a simulated node: a simulated socket has no operating-system socket behind it"),
+        "{m}"
+    );
 }
 
 #[test]

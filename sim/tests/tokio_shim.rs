@@ -67,6 +67,20 @@ async fn case(ctx: NodeCtx, name: String) {
             });
             std::future::pending::<()>().await
         }
+        "handle-id" => {
+            let _ = tokio::runtime::Handle::current().id();
+        }
+        "handle-metrics" => {
+            let _ = tokio::runtime::Handle::current().metrics();
+        }
+        "time-pause" => tokio::time::pause(),
+        "time-resume" => tokio::time::resume(),
+        "time-advance" => tokio::time::advance(Duration::from_millis(1)).await,
+        "interval-at" => interval_at().await,
+        "budget" => {
+            tokio::task::consume_budget().await;
+            assert_eq!(tokio::task::unconstrained(async { 7 }).await, 7);
+        }
         "os-thread" => {
             std::thread::spawn(|| {}).join().unwrap();
         }
@@ -267,6 +281,16 @@ async fn interval(behaviour: tokio::time::MissedTickBehavior, want: [u64; 5]) {
     assert_eq!(got, want, "{behaviour:?}");
 }
 
+async fn interval_at() {
+    let start = Instant::now();
+    let mut every = tokio::time::interval_at(start + 30 * MS, 10 * MS);
+    let mut got = Vec::new();
+    for _ in 0..3 {
+        got.push((every.tick().await - start).as_millis() as u64);
+    }
+    assert_eq!(got, [30, 40, 50]);
+}
+
 async fn timeout() {
     let r = tokio::time::timeout(10 * MS, std::future::pending::<()>()).await;
     let e = r.unwrap_err();
@@ -447,6 +471,42 @@ fn blocking_a_node_on_a_future_is_refused_with_what_to_do() {
         "handle-block-on",
         "dst: Handle::block_on is not available on a simulated node: await the future instead",
     );
+}
+
+#[test]
+fn a_node_s_runtime_has_no_tokio_id_or_metrics() {
+    refused(
+        "handle-id",
+        "dst: Handle::id is not available on a simulated node: a node's runtime has no tokio id",
+    );
+    refused(
+        "handle-metrics",
+        "dst: Handle::metrics is not available on a simulated node: a node's runtime keeps no tokio metrics",
+    );
+}
+
+#[test]
+fn a_node_s_clock_cannot_be_paused_or_advanced() {
+    for (case, call) in [
+        ("time-pause", "pause"),
+        ("time-resume", "resume"),
+        ("time-advance", "advance"),
+    ] {
+        refused(
+            case,
+            &format!("dst: tokio::time::{call} is not available on a simulated node: a node's clock is the simulation's"),
+        );
+    }
+}
+
+#[test]
+fn an_interval_at_starts_at_its_instant() {
+    passes("interval-at");
+}
+
+#[test]
+fn the_budget_calls_run_on_a_node() {
+    passes("budget");
 }
 
 #[test]
