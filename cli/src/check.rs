@@ -22,7 +22,7 @@ pub fn main(reg: &sim::Registry, args: &CheckArgs) -> Exit {
     // Everything from here counts against one cap: the text read, the
     // history, each key's decision and search.
     linearizability::mem::cap_from_here(args.max_mib << 20);
-    let file = args.history.display().to_string();
+    let file = sim::host::files::shown(&args.history).to_string();
     let initial = match args.initial.as_deref().map(Value::parse).transpose() {
         Ok(v) => v,
         Err(e) => return bad(&format!("--initial: {e}")),

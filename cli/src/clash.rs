@@ -10,13 +10,49 @@ use sim::Registry;
 use std::path::{Path, PathBuf};
 
 type Named = Vec<(&'static str, PathBuf)>;
+type Outs = Vec<(&'static str, Out)>;
 
-/// Refuses a command whose outputs clash; one line, for exit 2.
+/// Refuses a command whose outputs clash, or that could not write one of
+/// them now (a folder where a file goes, a file where a folder goes, no
+/// permission): one line, for exit 2, before a campaign or walk whose
+/// verdict and finds would otherwise be lost at its end.
 pub(super) fn check(reg: &Registry, cmd: &Cmd) -> Result<(), String> {
     let (ins, outs) = paths(reg, cmd);
     let ins: Vec<(&str, &Path)> = ins.iter().map(|(w, p)| (*w, p.as_path())).collect();
-    let outs: Vec<(&str, &Path)> = outs.iter().map(|(w, p)| (*w, p.as_path())).collect();
-    sim::host::files::distinct(&ins, &outs)
+    let files: Vec<(&str, &Path)> = outs
+        .iter()
+        .filter(|(_, o)| matches!(o, Out::File(_)))
+        .map(|(w, o)| (*w, o.path()))
+        .collect();
+    sim::host::files::distinct(&ins, &files)?;
+    for (what, o) in &outs {
+        match o {
+            Out::File(p) => sim::host::files::check_writable(p),
+            Out::Dir(d) => sim::host::files::check_dir_writable(d),
+        }
+        .map_err(|e| format!("{what}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Something a command writes: a file, or a folder it writes reports into.
+enum Out {
+    File(PathBuf),
+    Dir(PathBuf),
+}
+
+impl Out {
+    fn path(&self) -> &Path {
+        match self {
+            Out::File(p) | Out::Dir(p) => p,
+        }
+    }
+}
+
+impl From<PathBuf> for Out {
+    fn from(p: PathBuf) -> Self {
+        Out::File(p)
+    }
 }
 
 /// A scenario argument read from a file: a built-in name reads nothing,
@@ -32,8 +68,17 @@ fn verdict_outs(out: &VerdictOut, corpus: &CorpusOut, outs: &mut Named) {
     outs.extend(corpus.corpus.clone().map(|p| ("--corpus", p)));
 }
 
-fn paths(reg: &Registry, cmd: &Cmd) -> (Named, Named) {
-    let (mut ins, mut outs): (Named, Named) = (Vec::new(), Vec::new());
+fn paths(reg: &Registry, cmd: &Cmd) -> (Named, Outs) {
+    let (ins, outs, dirs) = files(reg, cmd);
+    let mut all: Outs = outs.into_iter().map(|(w, p)| (w, p.into())).collect();
+    all.extend(dirs.into_iter().map(|(w, d)| (w, Out::Dir(d))));
+    (ins, all)
+}
+
+/// What a command reads, the files it writes, and the folders it writes
+/// reports into.
+fn files(reg: &Registry, cmd: &Cmd) -> (Named, Named, Named) {
+    let (mut ins, mut outs, mut dirs): (Named, Named, Named) = (Vec::new(), Vec::new(), Vec::new());
     match cmd {
         Cmd::Run {
             scenario, report, html, ..
@@ -79,6 +124,9 @@ fn paths(reg: &Registry, cmd: &Cmd) -> (Named, Named) {
             ins.extend(scenario_file(reg, &a.scenario).map(|p| ("scenario file", p)));
             verdict_outs(&a.out, &a.corpus, &mut outs);
             outs.extend(a.cursor.clone().map(|p| ("--cursor", p)));
+            if !a.no_reports {
+                dirs.push(("--report-dir", a.report_dir.clone()));
+            }
         }
         Cmd::Merge(a) => {
             ins.extend(a.summaries.iter().map(|p| ("shard summary", p.clone())));
@@ -86,12 +134,18 @@ fn paths(reg: &Registry, cmd: &Cmd) -> (Named, Named) {
         }
         Cmd::Search(a) => {
             ins.extend(scenario_file(reg, &a.scenario).map(|p| ("scenario file", p)));
+            dirs.push(("--report-dir", a.report_dir.clone()));
         }
+        Cmd::Explore(a) => {
+            ins.extend(scenario_file(reg, &a.scenario).map(|p| ("scenario file", p)));
+            dirs.push(("--report-dir", a.report_dir.clone()));
+        }
+        Cmd::Mutants { report_dir, .. } => dirs.push(("--report-dir", report_dir.clone())),
         Cmd::Check(a) => {
             ins.push(("history", a.history.clone()));
             outs.extend(a.html.clone().map(|p| ("--html", p)));
         }
         _ => {}
     }
-    (ins, outs)
+    (ins, outs, dirs)
 }

@@ -122,10 +122,19 @@ pub fn run(
         Err(e) => return Exit::Bad(e),
     };
     let class = reg.classify(&out, &scenario, bugs);
-    let path = report.clone().or_else(|| {
-        (out.verdict.status != sim::Status::Pass)
-            .then(|| style.path(runner::report_path(Path::new("reports"), &scenario.name, seed, bugs)))
-    });
+    // A path asked for is written over; the default one never replaces
+    // another find (the same scenario name from an edited file).
+    let path = match report.clone() {
+        Some(p) => Some(p),
+        None if out.verdict.status != sim::Status::Pass => {
+            let p = style.path(runner::report_path(Path::new("reports"), &scenario.name, seed, bugs));
+            match runner::unclaimed(&p, seed, &out.trace.hash_hex()) {
+                Ok(p) => Some(p),
+                Err(e) => return Exit::Bad(e),
+            }
+        }
+        None => None,
+    };
     let written = match &path {
         Some(p) => {
             match runner::report(reg, &out, class, &scenario, seed, bugs, wall_ms, p, style).and_then(|r| r.write(p)) {
@@ -175,10 +184,14 @@ pub fn run(
             );
         }
         if let Some(p) = &written {
-            sim::outln!("report: {}  (replay: {})", p.display(), dst_runner::hint::replay(p));
+            sim::outln!(
+                "report: {}  (replay: {})",
+                sim::host::files::shown(&p),
+                dst_runner::hint::replay(p)
+            );
         }
         if let Some(p) = &page {
-            sim::outln!("view: {}", p.display());
+            sim::outln!("view: {}", sim::host::files::shown(&p));
         }
     }
     // The count of steps taken (what a replay needs) is not the count of
@@ -200,7 +213,7 @@ pub fn run(
 pub fn view(reg: &Registry, report: &Path, out: Option<&Path>) -> Exit {
     match crate::view::write_page(reg, report, out) {
         Ok(p) => {
-            sim::outln!("view: {}", p.display());
+            sim::outln!("view: {}", sim::host::files::shown(&p));
             Exit::Clean
         }
         Err(e) => Exit::Bad(e),
@@ -296,7 +309,7 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
         );
         sim::outln!("offline check of the {saved} trace: {offline}");
         for p in &written {
-            sim::outln!("wrote {}", p.display());
+            sim::outln!("wrote {}", sim::host::files::shown(&p));
         }
     } else {
         sim::outln!("MISMATCH: {} seed {}", r.scenario, r.seed);

@@ -104,6 +104,9 @@ pub fn main(reg: &Registry, a: &ExploreArgs) -> Exit {
     match found {
         Some(f) if f.class == Class::Expected => Exit::Clean,
         Some(_) => Exit::Found,
+        // Cut by its state or memory budget, the walk proved nothing of the
+        // bounds it did not reach: undecided, as a check out of budget is.
+        None if sum.cut_short.is_some() => Exit::Undecided,
         // A bug switched on and not found within the bounds.
         None if !a.bugs.is_empty() => Exit::Found,
         None => Exit::Clean,
@@ -129,7 +132,13 @@ fn write_found(reg: &Registry, a: &ExploreArgs, scenario: &Scenario, f: Found<Ru
     let class = reg.classify(&out, scenario, &a.bugs);
     let style = a.style.style();
     let name = format!("{}-explore", scenario.name);
-    let path = style.path(runner::report_path(&a.report_dir, &name, a.seed, &a.bugs));
+    // Another walk of this seed (other bounds, another order) may have
+    // found another path to a violation: its report stays.
+    let path = runner::unclaimed(
+        &style.path(runner::report_path(&a.report_dir, &name, a.seed, &a.bugs)),
+        a.seed,
+        &out.trace.hash_hex(),
+    )?;
     sim::host::files::refuse_special(&path)?;
     let r = runner::report(reg, &out, class, scenario, a.seed, &a.bugs, 0, &path, style)?;
     r.write(&path)?;
@@ -202,7 +211,7 @@ fn print_text(a: &ExploreArgs, sc: &Scenario, l: &Limits, s: &Summary, found: Op
                 f.deviations,
                 f.depth,
                 f.events,
-                f.report.display(),
+                sim::host::files::shown(&f.report),
                 dst_runner::hint::replay(&f.report)
             );
         }

@@ -100,7 +100,10 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         }
         if let (true, Some(p)) = (a.html, &d.report) {
             if let Err(e) = crate::view::write_page(reg, p, None) {
-                progress.line(&format!("dst: view of {} not written: {e}", p.display()));
+                progress.line(&format!(
+                    "dst: view of {} not written: {e}",
+                    sim::host::files::shown(&p)
+                ));
             }
         }
         if let Some(low) = &d.disk_low {
@@ -187,7 +190,7 @@ fn cursor_start(
     if c.next_seed >= hi && !c.free.iter().any(|g| g.from_seed < hi) {
         return Err(format!(
             "cursor {} is at seed {}, past the seed range: nothing left to run",
-            path.display(),
+            sim::host::files::shown(&path),
             c.next_seed
         ));
     }
@@ -214,16 +217,20 @@ pub fn shard_from_env(var: &dyn Fn(&str) -> Option<String>) -> Result<Option<(u6
 
 /// Prints a verdict and writes it where asked: the summary file, JUnit XML,
 /// and the job summary of GitHub Actions when `GITHUB_STEP_SUMMARY` names one.
+/// The outputs were checked before the work; one that still cannot be
+/// written (a full disk) is named on stderr, exit 2, after the verdict is
+/// printed, so the verdict and the finds' replay lines are never lost.
 pub(crate) fn publish(rec: &FuzzRecord, out: &VerdictOut) -> Exit {
+    let mut failed = Vec::new();
     if let Some(path) = &out.summary {
         let text = serde_json::to_vec_pretty(rec).unwrap_or_default();
         if let Err(e) = sim::host::files::write_atomic(path, &text) {
-            return Exit::Bad(format!("summary not written: {e}"));
+            failed.push(format!("summary not written: {e}"));
         }
     }
     if let Some(path) = &out.junit {
         if let Err(e) = sim::host::files::write_atomic(path, ci::junit(rec).as_bytes()) {
-            return Exit::Bad(format!("JUnit XML not written: {e}"));
+            failed.push(format!("JUnit XML not written: {e}"));
         }
     }
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
@@ -240,11 +247,20 @@ pub(crate) fn publish(rec: &FuzzRecord, out: &VerdictOut) -> Exit {
         if let Err(e) = appended {
             sim::errln!(
                 "dst: job summary not written to {}: {e}",
-                std::path::Path::new(&path).display()
+                sim::host::files::shown(std::path::Path::new(&path))
             );
         }
     }
-    print(rec, out.json)
+    let verdict = print(rec, out.json);
+    match failed.pop() {
+        Some(last) => {
+            for e in failed {
+                sim::errln!("dst: {e}");
+            }
+            Exit::Bad(last)
+        }
+        None => verdict,
+    }
 }
 
 /// The files a verdict goes to, refused before any work if they are not

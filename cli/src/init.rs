@@ -44,7 +44,7 @@ fn check_dst(dst: Option<&Path>) -> Result<PathBuf, String> {
     let dir = dir.canonicalize().map_err(|e| {
         format!(
             "init: cannot find dst's checkout at {}: {e} (give it with --dst)",
-            dir.display()
+            sim::host::files::shown(&dir)
         )
     })?;
     for part in [
@@ -59,11 +59,11 @@ fn check_dst(dst: Option<&Path>) -> Result<PathBuf, String> {
         if !dir.join(part).join("Cargo.toml").is_file() {
             return Err(format!(
                 "init: {} is not a dst checkout: it has no {part}/Cargo.toml (give the checkout with --dst)",
-                dir.display()
+                sim::host::files::shown(&dir)
             ));
         }
     }
-    let text = dir.display().to_string();
+    let text = sim::host::files::shown(&dir).to_string();
     if text.contains(['"', '\\', '\n']) {
         return Err(format!(
             "init: dst's checkout path {text:?} cannot be written into Cargo.toml"
@@ -92,22 +92,28 @@ fn init(path: &Path, name: Option<&str>, dst: Option<&Path>) -> Result<String, S
             .file_name()
             .and_then(|n| n.to_str())
             .map(|n| n.to_ascii_lowercase())
-            .ok_or_else(|| format!("init: {} names no folder (give a name with --name)", path.display()))?,
+            .ok_or_else(|| {
+                format!(
+                    "init: {} names no folder (give a name with --name)",
+                    sim::host::files::shown(&path)
+                )
+            })?,
     };
     check_name(&name)?;
     let dst = check_dst(dst)?;
     if path.exists() {
-        let mut entries = fs::read_dir(path).map_err(|e| format!("init: cannot read {}: {e}", path.display()))?;
+        let mut entries =
+            fs::read_dir(path).map_err(|e| format!("init: cannot read {}: {e}", sim::host::files::shown(&path)))?;
         if entries.next().is_some() {
             return Err(format!(
                 "init: {} is not empty; dst init writes a new crate into a new or empty folder",
-                path.display()
+                sim::host::files::shown(&path)
             ));
         }
     }
     let lib = name.replace('-', "_");
     let fill = |t: &str| {
-        t.replace("{dst}", &dst.display().to_string())
+        t.replace("{dst}", &sim::host::files::shown(&dst).to_string())
             .replace("{name}", &name)
             .replace("{lib}", &lib)
     };
@@ -123,9 +129,10 @@ fn init(path: &Path, name: Option<&str>, dst: Option<&Path>) -> Result<String, S
     for (file, text) in &files {
         let to = path.join(file);
         if let Some(dir) = to.parent() {
-            fs::create_dir_all(dir).map_err(|e| format!("init: cannot create {}: {e}", dir.display()))?;
+            fs::create_dir_all(dir)
+                .map_err(|e| format!("init: cannot create {}: {e}", sim::host::files::shown(&dir)))?;
         }
-        fs::write(&to, text).map_err(|e| format!("init: cannot write {}: {e}", to.display()))?;
+        fs::write(&to, text).map_err(|e| format!("init: cannot write {}: {e}", sim::host::files::shown(&to)))?;
     }
     // The versions dst is tested with: the new crate starts from them.
     let lock = dst.join("Cargo.lock");
@@ -133,10 +140,10 @@ fn init(path: &Path, name: Option<&str>, dst: Option<&Path>) -> Result<String, S
     let names: Vec<&str> = files.iter().map(|(f, _)| f.as_str()).collect();
     Ok(format!(
         "wrote {} ({}{}), depending on dst at {}\nnext: cd {} && cargo run --release -- fuzz {name}-crash-restart --seeds 0..100",
-        path.display(),
+        sim::host::files::shown(&path),
         names.join(", "),
         if locked { ", Cargo.lock from dst's" } else { "" },
-        dst.display(),
-        path.display(),
+        sim::host::files::shown(&dst),
+        sim::host::files::shown(&path),
     ))
 }

@@ -43,6 +43,10 @@ use sim::Registry;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
+/// Bytes of an error line before it is cut: a message quoting a token of
+/// megabytes from the input stays readable.
+const ERROR_LINE_MAX: usize = 2000;
+
 /// How a command ended, mapped to the exit codes README and the book document: 0 the
 /// outcome is what the run expected, 1 it is not, 2 bad input (or a file
 /// that could not be written), 3 undecided, 130 interrupted by a signal,
@@ -213,7 +217,7 @@ where
         Exit::Found => 1,
         Exit::Undecided => 3,
         Exit::Bad(msg) => {
-            sim::errln!("dst: {}", one_line(&msg));
+            sim::errln!("dst: {}", sim::host::files::cut(&one_line(&msg), ERROR_LINE_MAX));
             return ExitCode::from(2);
         }
     };

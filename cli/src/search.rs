@@ -95,7 +95,11 @@ pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
             }
         }
         for r in s.guided.reports.iter().chain(s.plain.iter().flat_map(|p| &p.reports)) {
-            sim::outln!("  report: {}  (replay: {})", r.display(), dst_runner::hint::replay(r));
+            sim::outln!(
+                "  report: {}  (replay: {})",
+                sim::host::files::shown(&r),
+                dst_runner::hint::replay(r)
+            );
         }
     }
     if s.interrupted {

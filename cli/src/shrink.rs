@@ -68,7 +68,7 @@ pub fn main(
         sim::outln!("{}", s.described);
         sim::outln!(
             "report: {}  (replay: {})",
-            s.report.display(),
+            sim::host::files::shown(&s.report),
             dst_runner::hint::replay(&s.report)
         );
     }

@@ -94,7 +94,7 @@ impl Claims {
             if let Some(sc) = past.find(|&sc| sc >= n_sc) {
                 return Err(format!(
                     "cursor {}: scenario index {sc} is past the campaign's {n_sc} scenario(s)",
-                    path.display()
+                    sim::host::files::shown(&path)
                 ));
             }
             let taken = match c.free.iter().position(|g| g.from_seed < hi) {
@@ -143,7 +143,10 @@ impl Claims {
             let (path, campaign) = (self.path.clone(), self.campaign.clone());
             let given = sim::host::files::locked(&path, || {
                 let Some(mut c) = Cursor::load(&path, &campaign)? else {
-                    return Err(format!("cursor {} disappeared while the campaign ran", path.display()));
+                    return Err(format!(
+                        "cursor {} disappeared while the campaign ran",
+                        sim::host::files::shown(&path)
+                    ));
                 };
                 c.give_back(rest);
                 c.save(&path)

@@ -110,7 +110,7 @@ impl ReportBudget {
             let line = format!(
                 "only {} MB free in {} (under the {} MB --min-free): no more reports are written; the fuzzing goes on",
                 free >> 20,
-                dir.display(),
+                sim::host::files::shown(&dir),
                 self.cap.min_free >> 20
             );
             used.disk_low = Some(line.clone());
@@ -453,11 +453,17 @@ fn one(
             }
         });
         if let Some(dir) = dir {
-            let path = opts.style.path(outcome::report_path(dir, &s.name, seed, bugs));
-            match outcome::report(registry, &out, class, s, seed, bugs, wall_ms, &path, opts.style)
-                .and_then(|r| r.write(&path))
-            {
-                Ok(()) => d.report = Some(path),
+            let path = outcome::unclaimed(
+                &opts.style.path(outcome::report_path(dir, &s.name, seed, bugs)),
+                seed,
+                &out.trace.hash_hex(),
+            );
+            match path.and_then(|path| {
+                outcome::report(registry, &out, class, s, seed, bugs, wall_ms, &path, opts.style)
+                    .and_then(|r| r.write(&path))
+                    .map(|()| path)
+            }) {
+                Ok(path) => d.report = Some(path),
                 Err(e) => {
                     d.line.push_str(&format!(" (report not written: {e})"));
                     d.report_error = Some(e);

@@ -24,11 +24,32 @@ pub fn program() -> &'static str {
 }
 
 /// `s` as one word for a POSIX shell: as it is if nothing in it is special,
-/// else in single quotes.
+/// else in single quotes; a word holding a character a terminal obeys (a
+/// line break that would print a forged line, an escape) in `$'...'`, the
+/// quoting in which such characters are written as escapes (POSIX.1-2024,
+/// bash, zsh, ksh).
 pub(crate) fn shell_word(s: &str) -> String {
     let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=+,@%".contains(c));
     if plain {
         s.to_string()
+    } else if linearizability::one_line::one_line(s) != s {
+        let mut w = String::from("$'");
+        for c in s.chars() {
+            match c {
+                '\\' => w.push_str("\\\\"),
+                '\'' => w.push_str("\\'"),
+                '\n' => w.push_str("\\n"),
+                '\r' => w.push_str("\\r"),
+                '\t' => w.push_str("\\t"),
+                c if (c as u32) < 0x80 && c.is_control() => w.push_str(&format!("\\x{:02x}", c as u32)),
+                c if linearizability::one_line::one_line(c.encode_utf8(&mut [0; 4])).len() > c.len_utf8() => {
+                    w.push_str(&format!("\\u{:04x}", c as u32))
+                }
+                c => w.push(c),
+            }
+        }
+        w.push('\'');
+        w
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
     }
@@ -63,6 +84,7 @@ mod tests {
     fn words_are_quoted_only_when_a_shell_would_read_them_otherwise() {
         assert_eq!(shell_word("reports/raft-1.json"), "reports/raft-1.json");
         assert_eq!(shell_word("my reports/a'b.json"), "'my reports/a'\\''b.json'");
+        assert_eq!(shell_word("a\n\nF'\\\u{1b}\u{202e}.json"), "$'a\\n\\nF\\'\\\\\\x1b\\u202e.json'");
         assert_eq!(
             replay(Path::new("-r/a b.json")),
             format!("{} replay './-r/a b.json'", program())

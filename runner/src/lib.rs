@@ -92,7 +92,7 @@ mod tally;
 
 pub use corpus::{corpus, CorpusCase, CorpusLine};
 pub use fuzz::{fuzz, fuzz_from, fuzz_with, parse_seeds, parse_shard, FuzzOptions, FuzzSummary, ReportCap, SeedDone};
-pub use outcome::{cause, cause_of, classify, describe, report, report_path, undecided, Class, PANIC};
+pub use outcome::{cause, cause_of, classify, describe, report, report_path, unclaimed, undecided, Class, PANIC};
 pub use replays::replays;
 pub use tally::{Declared, Finding, Judge, Tally};
 
@@ -304,7 +304,7 @@ pub fn load_report(registry: &Registry, path: &std::path::Path) -> Result<(sim::
     let r = sim::report::Report::read(path)?;
     report_scenario(registry, &r)
         .map(|s| (r, s))
-        .map_err(|e| one_line(&format!("{}: {e}", path.display())))
+        .map_err(|e| one_line(&format!("{}: {e}", sim::host::files::shown(&path))))
 }
 
 /// The report a summary's finding names, if it is a report of that very
@@ -337,7 +337,7 @@ pub fn read_full_report(registry: &Registry, path: &std::path::Path) -> Result<s
     }
     report_scenario(registry, &r)
         .and_then(|s| with_full_trace(registry, &s, r))
-        .map_err(|e| one_line(&format!("{}: {e}", path.display())))
+        .map_err(|e| one_line(&format!("{}: {e}", sim::host::files::shown(&path))))
 }
 
 /// The report with its whole trace: as it is if it keeps it, else with the

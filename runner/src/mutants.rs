@@ -368,12 +368,18 @@ fn hunt(registry: &Registry, target: Target, max_seeds: u64, dir: &Path, style: 
             continue;
         }
         h.found_by = Some(cause);
-        let path = style.path(outcome::report_path(dir, &scenario.name, seed, &bugs));
+        let path = outcome::unclaimed(
+            &style.path(outcome::report_path(dir, &scenario.name, seed, &bugs)),
+            seed,
+            &out.trace.hash_hex(),
+        );
         let class = registry.classify(&out, &scenario, &bugs);
-        match outcome::report(registry, &out, class, &scenario, seed, &bugs, wall_ms, &path, style)
-            .and_then(|r| r.write(&path))
-        {
-            Ok(()) => h.report = Some(path),
+        match path.and_then(|path| {
+            outcome::report(registry, &out, class, &scenario, seed, &bugs, wall_ms, &path, style)
+                .and_then(|r| r.write(&path))
+                .map(|()| path)
+        }) {
+            Ok(path) => h.report = Some(path),
             Err(e) => h.error = Some(format!("report not written: {e}")),
         }
         break;

@@ -35,6 +35,43 @@ pub fn report_path(dir: &Path, scenario: &str, seed: u64, bugs: &[String]) -> Pa
 /// Bytes of a report's file name before `.json` (and `.gz`, `.shrunk`).
 const REPORT_NAME_MAX: usize = 200;
 
+/// `path`, unless a report of another find is there (another run: its seed
+/// or trace hash differ, as when two explores of one seed ran to other
+/// bounds, or a scenario file changed under its name): then the first
+/// `X.2.json`, `X.3.json`, ... beside it that is free or holds this very
+/// find. A file there that is no report is another's too. A find is never
+/// replaced by a different one; the same find is written over.
+pub fn unclaimed(path: &Path, seed: u64, trace_hash: &str) -> Result<PathBuf, String> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (stem, ext) = match name.strip_suffix(".json.gz") {
+        Some(stem) => (stem.to_string(), ".json.gz"),
+        None => (name.strip_suffix(".json").unwrap_or(&name).to_string(), ".json"),
+    };
+    for n in 1..=UNCLAIMED_TRIES {
+        let p = if n == 1 {
+            path.to_path_buf()
+        } else {
+            path.with_file_name(format!("{stem}.{n}{ext}"))
+        };
+        let free = match std::fs::symlink_metadata(&p) {
+            Err(_) => true,
+            Ok(_) => Report::read(&p).is_ok_and(|r| r.seed == seed && r.trace_hash == trace_hash),
+        };
+        if free {
+            return Ok(p);
+        }
+    }
+    Err(format!(
+        "{} and {UNCLAIMED_TRIES} names beside it hold other finds; move them away to write this one",
+        sim::host::files::shown(path)
+    ))
+}
+
+const UNCLAIMED_TRIES: u32 = 100;
+
 /// The report of a run; `class` is what [`classify`] made of it, `style`
 /// whether it keeps the whole trace. `scenario` is the one the run ran
 /// (before its knobs were drawn): if the outcome does not hold the events

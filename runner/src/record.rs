@@ -164,21 +164,30 @@ impl FuzzRecord {
     /// Reads a summary file; the error is one line.
     pub fn read(path: &std::path::Path) -> Result<FuzzRecord, String> {
         let text = sim::host::files::read_input_text(path, sim::host::files::INPUT_BYTES_MAX)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let v: serde_json::Value =
-            sim::host::strict::parse(&text).map_err(|e| format!("{}: not a fuzz summary ({e})", path.display()))?;
+            .map_err(|e| format!("cannot read {}: {e}", sim::host::files::shown(&path)))?;
+        let v: serde_json::Value = sim::host::strict::parse(&text)
+            .map_err(|e| format!("{}: not a fuzz summary ({e})", sim::host::files::shown(&path)))?;
         match v.get("format").and_then(|f| f.as_str()) {
             Some(FORMAT) => {}
             Some(f) => {
                 return Err(format!(
                     "{}: summary format {f} (this dst reads {FORMAT})",
-                    path.display()
+                    sim::host::files::shown(&path)
                 ))
             }
-            None => return Err(format!("{}: not a fuzz summary (no format field)", path.display())),
+            None => {
+                return Err(format!(
+                    "{}: not a fuzz summary (no format field)",
+                    sim::host::files::shown(&path)
+                ))
+            }
         }
-        sim::host::strict::from_value(&v)
-            .map_err(|e| one_line(&format!("{}: invalid fuzz summary ({e})", path.display())))
+        sim::host::strict::from_value(&v).map_err(|e| {
+            one_line(&format!(
+                "{}: invalid fuzz summary ({e})",
+                sim::host::files::shown(&path)
+            ))
+        })
     }
 }
 
@@ -190,7 +199,7 @@ pub fn merge(records: &[(PathBuf, FuzzRecord)]) -> Result<FuzzRecord, String> {
         return Err("merge needs at least one summary".into());
     };
     for (path, r) in records {
-        super::audit::check(r).map_err(|e| format!("{}: {e}", path.display()))?;
+        super::audit::check(r).map_err(|e| format!("{}: {e}", sim::host::files::shown(&path)))?;
     }
     let mut out = first.clone();
     let mut shards = vec![first.shard];
@@ -198,8 +207,8 @@ pub fn merge(records: &[(PathBuf, FuzzRecord)]) -> Result<FuzzRecord, String> {
         let differs = |what: &str, a: String, b: String| {
             Err(format!(
                 "{} and {} differ in {what} ({a} against {b})",
-                first_path.display(),
-                path.display()
+                sim::host::files::shown(&first_path),
+                sim::host::files::shown(&path)
             ))
         };
         if r.dst_version != first.dst_version {
@@ -236,7 +245,7 @@ pub fn merge(records: &[(PathBuf, FuzzRecord)]) -> Result<FuzzRecord, String> {
         if shards.contains(&r.shard) {
             return Err(format!(
                 "{}: shard {}/{} given twice",
-                path.display(),
+                sim::host::files::shown(&path),
                 r.shard.index,
                 r.shard.count
             ));

@@ -313,10 +313,7 @@ fn directories_hold_move_and_go_as_a_file_system_s() {
 #[test]
 fn a_crash_keeps_what_was_synced_and_loses_the_rest() {
     let out = passes("durable", crash_and_restart());
-    assert_eq!(
-        after_restart(&out),
-        "a=Ok(\"synced\") b=false c=Ok(\"data only\")"
-    );
+    assert_eq!(after_restart(&out), "a=Ok(\"synced\") b=false c=Ok(\"data only\")");
 }
 
 #[test]

@@ -494,7 +494,9 @@ fn a_node_s_clock_cannot_be_paused_or_advanced() {
     ] {
         refused(
             case,
-            &format!("dst: tokio::time::{call} is not available on a simulated node: a node's clock is the simulation's"),
+            &format!(
+                "dst: tokio::time::{call} is not available on a simulated node: a node's clock is the simulation's"
+            ),
         );
     }
 }

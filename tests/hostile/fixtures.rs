@@ -3,6 +3,17 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// `dst ARGS` run in `dir`, with no CI job page to write to.
+pub fn dst(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dst"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .expect("dst runs")
+}
 
 /// An empty folder named for `name` and this process.
 pub fn folder(name: &str) -> PathBuf {

@@ -3,8 +3,10 @@
 //! parser panics and every refusal is one line; through the binary, a
 //! refusal exits 2 with that one line on stderr and writes nothing.
 
+mod before;
 mod binary;
 mod files;
+mod finds;
 mod fixtures;
 mod hints;
 mod histories;

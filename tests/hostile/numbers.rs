@@ -6,22 +6,13 @@
 //! hides a failing seed or a missing goal, or passes silently with a
 //! number that cannot be.
 
-use crate::fixtures::{folder, scenario_file};
+use crate::fixtures::{dst, folder, scenario_file};
 use crate::mutate::config;
 use proptest::prelude::*;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Output;
 use std::sync::OnceLock;
-
-fn dst(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dst"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .output()
-        .expect("dst runs")
-}
 
 /// The exit code and the rest of a verdict, as [`verdict`] reads it.
 type Verdict = (Option<i32>, Value);

@@ -12,7 +12,7 @@
 mod features;
 mod mutate;
 
-use crate::{cause, pool, report, run_seed_with, Class};
+use crate::{cause, pool, report, run_seed_with, unclaimed, Class};
 use features::Features;
 use linearizability::one_line::one_line;
 use mutate::{mutate, Candidate, Space};
@@ -526,7 +526,7 @@ fn record(
             side.name,
             side.runs
         );
-        let path = opts.style.path(dir.join(name));
+        let path = unclaimed(&opts.style.path(dir.join(name)), out.seed, &out.trace.hash_hex())?;
         report(
             registry, out, class, scenario, out.seed, &opts.bugs, wall_ms, &path, opts.style,
         )?

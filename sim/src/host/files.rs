@@ -22,15 +22,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     if let Some(dir) = dir {
         if let Ok(m) = std::fs::symlink_metadata(dir) {
             if !m.is_dir() && !std::fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
-                return Err(format!("cannot write into {}: it is not a folder", dir.display()));
+                return Err(format!("cannot write into {}: it is not a folder", shown(&dir)));
             }
         }
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create folder {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create folder {}: {e}", shown(&dir)))?;
     }
     let tmp = temp_name(path);
     crate::host::interrupt::track(tmp.clone());
     let written = write_new(&tmp, path, bytes)
-        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display())));
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", shown(&path))));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
@@ -50,7 +50,7 @@ pub fn locked<T>(path: &Path, f: impl FnOnce() -> Result<T, String>) -> Result<T
         .unwrap_or_default();
     let lock_path = path.with_file_name(format!(".{name}.lock"));
     if let Some(dir) = lock_path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create folder {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create folder {}: {e}", shown(&dir)))?;
     }
     refuse_special(&lock_path)?;
     let file = std::fs::OpenOptions::new()
@@ -58,9 +58,9 @@ pub fn locked<T>(path: &Path, f: impl FnOnce() -> Result<T, String>) -> Result<T
         .truncate(false)
         .write(true)
         .open(&lock_path)
-        .map_err(|e| format!("cannot open lock {}: {e}", lock_path.display()))?;
+        .map_err(|e| format!("cannot open lock {}: {e}", shown(&lock_path)))?;
     file.lock()
-        .map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
+        .map_err(|e| format!("cannot lock {}: {e}", shown(&lock_path)))?;
     let out = f();
     let _ = file.unlock();
     out
@@ -127,16 +127,16 @@ pub fn distinct(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Result<(
         if let Some(j) = ins.iter().position(|id| *id == outs[i]) {
             return Err(format!(
                 "{what} {} is the {} it reads: refusing to write over it",
-                p.display(),
+                shown(&p),
                 inputs[j].0
             ));
         }
         if let Some(j) = outs[..i].iter().position(|id| *id == outs[i]) {
             return Err(format!(
                 "{what} {} and {} {} are the same file: give them different paths",
-                p.display(),
+                shown(&p),
                 outputs[j].0,
-                outputs[j].1.display()
+                shown(outputs[j].1)
             ));
         }
     }
@@ -148,9 +148,87 @@ pub fn distinct(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Result<(
 /// long run does not find out at its first failure.
 pub fn check_dir(dir: &Path) -> Result<(), String> {
     match std::fs::metadata(dir) {
-        Ok(m) if !m.is_dir() => Err(format!("report folder: {} is not a folder", dir.display())),
+        Ok(m) if !m.is_dir() => Err(format!("report folder: {} is not a folder", shown(&dir))),
         _ => Ok(()),
     }
+}
+
+/// Whether a file could be written at `path` now, asked before any work
+/// so that a campaign's verdict and finds are not lost to an output that
+/// was never writable: what is there must be a plain file (see
+/// [`refuse_special`]), and the folder it goes in (or, while that is still
+/// to be made, the nearest folder on its way) must be a folder this
+/// process may write into, since the file is written beside and renamed.
+pub fn check_writable(path: &Path) -> Result<(), String> {
+    if is_null_device(path) {
+        return Ok(());
+    }
+    refuse_special(path)?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    check_folder_writable(dir).map_err(|e| format!("cannot write {}: {e}", shown(path)))
+}
+
+/// Whether files could be written into `dir` now (made first if missing):
+/// see [`check_writable`].
+pub fn check_dir_writable(dir: &Path) -> Result<(), String> {
+    check_folder_writable(dir).map_err(|e| format!("cannot write into folder {}: {e}", shown(dir)))
+}
+
+fn check_folder_writable(dir: &Path) -> Result<(), String> {
+    // The nearest part of the path that exists decides: a missing folder
+    // is made inside it.
+    let mut at = dir;
+    loop {
+        match std::fs::metadata(at) {
+            Ok(m) if m.is_dir() => break,
+            Ok(_) => return Err(format!("{} is not a folder", shown(at))),
+            Err(_) => match at.parent() {
+                Some(up) if !up.as_os_str().is_empty() => at = up,
+                _ => {
+                    at = Path::new(".");
+                    break;
+                }
+            },
+        }
+    }
+    // Permissions alone do not say (a superuser passes them on a read-only
+    // or virtual file system): a file made and removed there does.
+    let probe = at.join(format!(".dst-probe-{}.tmp", std::process::id()));
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(format!("{}: {e}", shown(at))),
+    }
+}
+
+/// A path as a line may print it: control characters (a newline that
+/// would forge a line of its own, an escape that would recolour the
+/// terminal) escaped, and a path of thousands of bytes cut, its length
+/// said. Paths come from users and from data alike.
+pub fn shown(path: impl AsRef<Path>) -> String {
+    cut(&crate::one_line::one_line(&path.as_ref().to_string_lossy()), SHOWN_MAX)
+}
+
+/// Bytes of a path or a quoted token a line prints before it is cut.
+const SHOWN_MAX: usize = 300;
+
+/// `s`, or its first `max` bytes (at a character boundary) and how many
+/// more there were: a line quoting a token of megabytes stays a line.
+pub fn cut(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes more)", &s[..end], s.len() - end)
 }
 
 /// A target path that exists and is not a regular file is refused, before
@@ -170,7 +248,7 @@ pub fn refuse_special(path: &Path) -> Result<(), String> {
     } else {
         "not a regular file"
     };
-    Err(format!("refusing to write {}: it exists and is {what}", path.display()))
+    Err(format!("refusing to write {}: it exists and is {what}", shown(&path)))
 }
 
 /// Whether `path` (through any links) is the null device: the one special
@@ -198,7 +276,7 @@ fn temp_name(path: &Path) -> PathBuf {
 
 /// Writes `tmp` for `target`: errors name the target, the file the user asked for.
 fn write_new(tmp: &Path, target: &Path, bytes: &[u8]) -> Result<(), String> {
-    let err = |e: std::io::Error| format!("cannot write {}: {e}", target.display());
+    let err = |e: std::io::Error| format!("cannot write {}: {e}", shown(&target));
     // create_new: never follow a link someone placed at the temporary name.
     let mut f = std::fs::OpenOptions::new()
         .write(true)
@@ -262,9 +340,9 @@ pub fn read_input_text(path: &Path, max: u64) -> std::io::Result<String> {
 /// `gunzip_max` bytes once gunzipped; the error is one line.
 pub fn read_text(path: &Path, gunzip_max: u64) -> Result<String, String> {
     use std::io::Read;
-    let bytes = read_input(path, INPUT_BYTES_MAX).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = read_input(path, INPUT_BYTES_MAX).map_err(|e| format!("cannot read {}: {e}", shown(&path)))?;
     if !bytes.starts_with(&GZIP_MAGIC) {
-        return String::from_utf8(bytes).map_err(|e| format!("cannot read {}: not UTF-8 ({e})", path.display()));
+        return String::from_utf8(bytes).map_err(|e| format!("cannot read {}: not UTF-8 ({e})", shown(&path)));
     }
     let mut text = Vec::new();
     let read = flate2::read::MultiGzDecoder::new(&bytes[..])
@@ -272,17 +350,15 @@ pub fn read_text(path: &Path, gunzip_max: u64) -> Result<String, String> {
         .read_to_end(&mut text);
     match read {
         Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-            Err(format!("{}: truncated gzip ({e})", path.display()))
+            Err(format!("{}: truncated gzip ({e})", shown(&path)))
         }
-        Err(e) => Err(format!("{}: not valid gzip ({e})", path.display())),
+        Err(e) => Err(format!("{}: not valid gzip ({e})", shown(&path))),
         Ok(n) if n as u64 > gunzip_max => Err(format!(
             "{}: gunzips to more than {} MB, more than any report",
-            path.display(),
+            shown(&path),
             gunzip_max >> 20
         )),
-        Ok(_) => {
-            String::from_utf8(text).map_err(|e| format!("{}: not UTF-8 text once gunzipped ({e})", path.display()))
-        }
+        Ok(_) => String::from_utf8(text).map_err(|e| format!("{}: not UTF-8 text once gunzipped ({e})", shown(&path))),
     }
 }
 
@@ -378,7 +454,7 @@ mod tests {
                 "{hostile:?} -> {n:?}"
             );
             let p = Path::new("reports").join(format!("{n}-1.json"));
-            assert_eq!(p.parent(), Some(Path::new("reports")), "{hostile:?} -> {}", p.display());
+            assert_eq!(p.parent(), Some(Path::new("reports")), "{hostile:?} -> {}", shown(&p));
         }
         assert_eq!(name_from_data(&"x".repeat(500)).len(), DATA_NAME_MAX);
         assert_eq!(name_from_data("ключ"), "____");
