@@ -179,6 +179,16 @@ fn merges_of_mismatched_or_incomplete_shards_are_refused() {
     let junk = d.join("junk.json");
     std::fs::write(&junk, b"{\"format\": \"something-else\"}").unwrap();
     bad(&["merge", &a, &s(&junk)], "summary format");
+    // A shard count as large as the type: refused at once, the missing
+    // shards named a few and counted, not listed until memory runs out.
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
+    v["shard"]["count"] = u64::MAX.into();
+    let huge = d.join("huge.json");
+    std::fs::write(&huge, v.to_string()).unwrap();
+    let o = dst(&["merge", &s(&huge)], &[]);
+    let e = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
     assert_eq!(dst(&["merge", &a, &b], &[]).status.code(), Some(0));
 }
 

@@ -2,6 +2,7 @@
 
 use super::Exit;
 use dst_runner::{self as runner, load_report, run_seed, run_seed_with, Class};
+use linearizability::one_line::one_line;
 use sim::report::Report;
 use sim::{Overrides, Registry, Scenario};
 use std::path::{Path, PathBuf};
@@ -186,12 +187,12 @@ pub fn run(
         if let Some(p) = &written {
             sim::outln!(
                 "report: {}  (replay: {})",
-                sim::host::files::shown(&p),
+                sim::host::files::shown(p),
                 dst_runner::hint::replay(p)
             );
         }
         if let Some(p) = &page {
-            sim::outln!("view: {}", sim::host::files::shown(&p));
+            sim::outln!("view: {}", sim::host::files::shown(p));
         }
     }
     // The count of steps taken (what a replay needs) is not the count of
@@ -248,8 +249,9 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
         Ok(x) => x,
         Err(e) => return Exit::Bad(e),
     };
-    let same_verdict = out.verdict == r.verdict;
     let same_hash = out.trace.hash_hex() == r.trace_hash;
+    let expected_now = reg.classify(&out, &scenario, &r.bugs) != Class::Unexpected;
+    let differing = claims_differing(&r, &out, expected_now);
     // A compact report's saved events are a window; where the replay
     // hashes the same, the whole saved trace is the replayed one.
     let whole: Option<&[sim::Event]> = match (&r.window, same_hash) {
@@ -264,7 +266,7 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
             "skipped (a compact report keeps only a window of its trace)".into(),
         ),
     };
-    let reproduced = same_verdict && same_hash && offline_agrees;
+    let reproduced = differing.is_empty() && offline_agrees;
     let saved = if r.is_compact() { "regenerated" } else { "saved" };
     let divergence = (!same_hash).then(|| first_divergence(out.trace.events(), &r)).flatten();
     let mut written = Vec::new();
@@ -297,6 +299,7 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
             serde_json::json!({"reproduced": reproduced, "verdict": out.verdict,
                 "expected_verdict": r.verdict, "trace_hash": out.trace.hash_hex(),
                 "expected_trace_hash": r.trace_hash, "first_divergent_event": divergence,
+                "differing": differing.iter().map(|(f, was, now)| serde_json::json!({"field": f, "report": was, "now": now})).collect::<Vec<_>>(),
                 "offline_check": offline, "written": written})
         );
     } else if reproduced {
@@ -309,7 +312,7 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
         );
         sim::outln!("offline check of the {saved} trace: {offline}");
         for p in &written {
-            sim::outln!("wrote {}", sim::host::files::shown(&p));
+            sim::outln!("wrote {}", sim::host::files::shown(p));
         }
     } else {
         sim::outln!("MISMATCH: {} seed {}", r.scenario, r.seed);
@@ -328,6 +331,9 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
         if out.verdict.status == sim::Status::Error {
             sim::outln!("  now ended: {}", out.verdict.message.as_deref().unwrap_or(""));
         }
+        if let Some((field, was, now)) = differing.first() {
+            sim::outln!("  first differing claim: {field}: report {was}, now {now}");
+        }
         if let Some(i) = divergence {
             sim::outln!("  first differing event: {i}");
         }
@@ -338,6 +344,41 @@ pub fn replay(reg: &Registry, path: &Path, full: Option<PathBuf>, html: bool, js
     } else {
         Exit::Found
     }
+}
+
+/// Every claim of a report the replayed run can check, in the order a
+/// reader meets them, with what the report says and what the run gives,
+/// for each that differs: a report is evidence only where the run agrees.
+/// (Its inputs, the scenario, seed, bugs and plan, are what the run ran;
+/// the wall time and the version that wrote it are not claims about the
+/// run.) Counters came in a later schema: an older report without them
+/// claims none.
+fn claims_differing(r: &Report, out: &sim::RunOutcome, expected_now: bool) -> Vec<(&'static str, String, String)> {
+    let mut d = Vec::new();
+    let mut claim = |field: &'static str, was: String, now: String| {
+        if was != now {
+            d.push((field, one_line(&was), one_line(&now)));
+        }
+    };
+    let verdict = |v: &sim::Verdict| serde_json::to_string(v).unwrap_or_default();
+    claim("verdict", verdict(&r.verdict), verdict(&out.verdict));
+    claim("trace_hash", r.trace_hash.clone(), out.trace.hash_hex());
+    claim("stats.events", r.stats.events.to_string(), out.trace.len().to_string());
+    claim("stats.messages", r.stats.messages.to_string(), out.messages.to_string());
+    claim("stats.sim_ns", r.stats.sim_ns.to_string(), out.sim_ns.to_string());
+    if r.schema == sim::report::SCHEMA || !r.stats.counters.is_empty() {
+        let counters = |c: &std::collections::BTreeMap<String, u64>| serde_json::to_string(c).unwrap_or_default();
+        claim("stats.counters", counters(&r.stats.counters), counters(&out.counters));
+    }
+    let coverage = |c: &std::collections::BTreeSet<String>| c.iter().cloned().collect::<Vec<_>>().join(" ");
+    claim("coverage", coverage(&r.coverage), coverage(&out.coverage));
+    claim("expected", r.expected.to_string(), expected_now.to_string());
+    claim(
+        "interrupted",
+        format!("{:?}", r.interrupted),
+        format!("{:?}", out.interrupted),
+    );
+    d
 }
 
 /// Re-check `trace` (the report's whole trace: saved, or regenerated for a

@@ -55,7 +55,7 @@ pub fn grow_from(
         .collect();
     sim::outln!(
         "corpus {}: {} line(s) added{}; {} finding(s) of kinds it had, {} more seed(s) of the new kinds",
-        sim::host::files::shown(&path),
+        sim::host::files::shown(path),
         added.len(),
         if added.is_empty() {
             String::new()

@@ -32,7 +32,7 @@ pub fn main(reg: &sim::Registry, path: &Path, format: &str, out: Option<&Path>) 
             }
             sim::outln!(
                 "{}: {events} trace events, {} bytes; open it in https://ui.perfetto.dev or chrome://tracing",
-                sim::host::files::shown(&p),
+                sim::host::files::shown(p),
                 text.len()
             );
         }

@@ -100,10 +100,7 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
         }
         if let (true, Some(p)) = (a.html, &d.report) {
             if let Err(e) = crate::view::write_page(reg, p, None) {
-                progress.line(&format!(
-                    "dst: view of {} not written: {e}",
-                    sim::host::files::shown(&p)
-                ));
+                progress.line(&format!("dst: view of {} not written: {e}", sim::host::files::shown(p)));
             }
         }
         if let Some(low) = &d.disk_low {
@@ -190,7 +187,7 @@ fn cursor_start(
     if c.next_seed >= hi && !c.free.iter().any(|g| g.from_seed < hi) {
         return Err(format!(
             "cursor {} is at seed {}, past the seed range: nothing left to run",
-            sim::host::files::shown(&path),
+            sim::host::files::shown(path),
             c.next_seed
         ));
     }

@@ -95,7 +95,7 @@ fn init(path: &Path, name: Option<&str>, dst: Option<&Path>) -> Result<String, S
             .ok_or_else(|| {
                 format!(
                     "init: {} names no folder (give a name with --name)",
-                    sim::host::files::shown(&path)
+                    sim::host::files::shown(path)
                 )
             })?,
     };
@@ -103,11 +103,11 @@ fn init(path: &Path, name: Option<&str>, dst: Option<&Path>) -> Result<String, S
     let dst = check_dst(dst)?;
     if path.exists() {
         let mut entries =
-            fs::read_dir(path).map_err(|e| format!("init: cannot read {}: {e}", sim::host::files::shown(&path)))?;
+            fs::read_dir(path).map_err(|e| format!("init: cannot read {}: {e}", sim::host::files::shown(path)))?;
         if entries.next().is_some() {
             return Err(format!(
                 "init: {} is not empty; dst init writes a new crate into a new or empty folder",
-                sim::host::files::shown(&path)
+                sim::host::files::shown(path)
             ));
         }
     }
@@ -130,7 +130,7 @@ fn init(path: &Path, name: Option<&str>, dst: Option<&Path>) -> Result<String, S
         let to = path.join(file);
         if let Some(dir) = to.parent() {
             fs::create_dir_all(dir)
-                .map_err(|e| format!("init: cannot create {}: {e}", sim::host::files::shown(&dir)))?;
+                .map_err(|e| format!("init: cannot create {}: {e}", sim::host::files::shown(dir)))?;
         }
         fs::write(&to, text).map_err(|e| format!("init: cannot write {}: {e}", sim::host::files::shown(&to)))?;
     }
@@ -140,10 +140,10 @@ fn init(path: &Path, name: Option<&str>, dst: Option<&Path>) -> Result<String, S
     let names: Vec<&str> = files.iter().map(|(f, _)| f.as_str()).collect();
     Ok(format!(
         "wrote {} ({}{}), depending on dst at {}\nnext: cd {} && cargo run --release -- fuzz {name}-crash-restart --seeds 0..100",
-        sim::host::files::shown(&path),
+        sim::host::files::shown(path),
         names.join(", "),
         if locked { ", Cargo.lock from dst's" } else { "" },
         sim::host::files::shown(&dst),
-        sim::host::files::shown(&path),
+        sim::host::files::shown(path),
     ))
 }

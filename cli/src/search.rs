@@ -97,7 +97,7 @@ pub fn main(reg: &Registry, a: SearchArgs) -> Exit {
         for r in s.guided.reports.iter().chain(s.plain.iter().flat_map(|p| &p.reports)) {
             sim::outln!(
                 "  report: {}  (replay: {})",
-                sim::host::files::shown(&r),
+                sim::host::files::shown(r),
                 dst_runner::hint::replay(r)
             );
         }

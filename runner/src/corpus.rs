@@ -54,11 +54,11 @@ pub struct CorpusCase {
 pub fn corpus(registry: &Registry, path: impl AsRef<Path>) -> Result<Vec<CorpusLine>, String> {
     let path = path.as_ref();
     let text = sim::host::files::read_input_text(path, sim::host::files::INPUT_BYTES_MAX)
-        .map_err(|e| format!("cannot read {}: {e}", sim::host::files::shown(&path)))?;
+        .map_err(|e| format!("cannot read {}: {e}", sim::host::files::shown(path)))?;
     let mut lines = Vec::new();
     let mut wrong = Vec::new();
     for (i, raw) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let at = format!("{}:{}", sim::host::files::shown(&path), i + 1);
+        let at = format!("{}:{}", sim::host::files::shown(path), i + 1);
         let line: CorpusLine = match sim::host::strict::from_str(raw) {
             Ok(l) => l,
             Err(e) => {

@@ -54,25 +54,25 @@ impl Cursor {
         let text = match sim::host::files::read_input_text(path, sim::host::files::SMALL_INPUT_BYTES_MAX) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(format!("cannot read cursor {}: {e}", sim::host::files::shown(&path))),
+            Err(e) => return Err(format!("cannot read cursor {}: {e}", sim::host::files::shown(path))),
         };
         let c: Cursor = sim::host::strict::from_str(&text).map_err(|e| {
             one_line(&format!(
                 "cursor {}: not a dst cursor ({e})",
-                sim::host::files::shown(&path)
+                sim::host::files::shown(path)
             ))
         })?;
         if c.format != FORMAT {
             return Err(format!(
                 "cursor {}: format {} (this dst reads {FORMAT})",
-                sim::host::files::shown(&path),
+                sim::host::files::shown(path),
                 c.format
             ));
         }
         if c.campaign != campaign {
             return Err(format!(
                 "cursor {} belongs to another campaign (other scenarios, bug switches or shard)",
-                sim::host::files::shown(&path)
+                sim::host::files::shown(path)
             ));
         }
         c.check(path)?;
@@ -82,7 +82,7 @@ impl Cursor {
     /// Refuses a cursor whose numbers cannot have been written by a run:
     /// free stretches that are empty, overlap, or lie past the frontier.
     fn check(&self, path: &Path) -> Result<(), String> {
-        let bad = |what: String| Err(format!("cursor {}: {what}", sim::host::files::shown(&path)));
+        let bad = |what: String| Err(format!("cursor {}: {what}", sim::host::files::shown(path)));
         let mut last_end = 0;
         for g in &self.free {
             if g.from_seed >= g.to_seed {

@@ -110,7 +110,7 @@ impl ReportBudget {
             let line = format!(
                 "only {} MB free in {} (under the {} MB --min-free): no more reports are written; the fuzzing goes on",
                 free >> 20,
-                sim::host::files::shown(&dir),
+                sim::host::files::shown(dir),
                 self.cap.min_free >> 20
             );
             used.disk_low = Some(line.clone());

@@ -95,7 +95,7 @@ fn read_corpus(path: &Path) -> Result<String, String> {
     match sim::host::files::read_input_text(path, sim::host::files::INPUT_BYTES_MAX) {
         Ok(t) => Ok(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
-        Err(e) => Err(format!("cannot read corpus {}: {e}", sim::host::files::shown(&path))),
+        Err(e) => Err(format!("cannot read corpus {}: {e}", sim::host::files::shown(path))),
     }
 }
 
@@ -105,7 +105,7 @@ fn signatures_in(text: &str, path: &Path) -> Result<BTreeSet<String>, String> {
         let line: CorpusLine = sim::host::strict::from_str(raw).map_err(|e| {
             one_line(&format!(
                 "corpus {}:{}: not a corpus line ({e})",
-                sim::host::files::shown(&path),
+                sim::host::files::shown(path),
                 i + 1
             ))
         })?;

@@ -84,7 +84,10 @@ mod tests {
     fn words_are_quoted_only_when_a_shell_would_read_them_otherwise() {
         assert_eq!(shell_word("reports/raft-1.json"), "reports/raft-1.json");
         assert_eq!(shell_word("my reports/a'b.json"), "'my reports/a'\\''b.json'");
-        assert_eq!(shell_word("a\n\nF'\\\u{1b}\u{202e}.json"), "$'a\\n\\nF\\'\\\\\\x1b\\u202e.json'");
+        assert_eq!(
+            shell_word("a\n\nF'\\\u{1b}\u{202e}.json"),
+            "$'a\\n\\nF\\'\\\\\\x1b\\u202e.json'"
+        );
         assert_eq!(
             replay(Path::new("-r/a b.json")),
             format!("{} replay './-r/a b.json'", program())

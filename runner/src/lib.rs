@@ -39,7 +39,7 @@
 //! // with a scenario where nodes crash and one where none does.
 //! fn registry() -> Registry {
 //!     let mut registry = Registry::new();
-//!     registry.add(ModelDef::new("in-memory", "a store that keeps nothing on disk", |_: Setup<'_, serde::de::IgnoredAny>| {
+//!     registry.add(ModelDef::new("in-memory", "a store that keeps nothing on disk", |_: Setup<'_, sim::NoConfig>| {
 //!         Ok(|_| InMemory::default())
 //!     }));
 //!     for (name, crash) in [("calm", false), ("crashing", true)] {
@@ -304,7 +304,7 @@ pub fn load_report(registry: &Registry, path: &std::path::Path) -> Result<(sim::
     let r = sim::report::Report::read(path)?;
     report_scenario(registry, &r)
         .map(|s| (r, s))
-        .map_err(|e| one_line(&format!("{}: {e}", sim::host::files::shown(&path))))
+        .map_err(|e| one_line(&format!("{}: {e}", sim::host::files::shown(path))))
 }
 
 /// The report a summary's finding names, if it is a report of that very
@@ -337,7 +337,7 @@ pub fn read_full_report(registry: &Registry, path: &std::path::Path) -> Result<s
     }
     report_scenario(registry, &r)
         .and_then(|s| with_full_trace(registry, &s, r))
-        .map_err(|e| one_line(&format!("{}: {e}", sim::host::files::shown(&path))))
+        .map_err(|e| one_line(&format!("{}: {e}", sim::host::files::shown(path))))
 }
 
 /// The report with its whole trace: as it is if it keeps it, else with the

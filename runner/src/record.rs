@@ -164,32 +164,35 @@ impl FuzzRecord {
     /// Reads a summary file; the error is one line.
     pub fn read(path: &std::path::Path) -> Result<FuzzRecord, String> {
         let text = sim::host::files::read_input_text(path, sim::host::files::INPUT_BYTES_MAX)
-            .map_err(|e| format!("cannot read {}: {e}", sim::host::files::shown(&path)))?;
+            .map_err(|e| format!("cannot read {}: {e}", sim::host::files::shown(path)))?;
         let v: serde_json::Value = sim::host::strict::parse(&text)
-            .map_err(|e| format!("{}: not a fuzz summary ({e})", sim::host::files::shown(&path)))?;
+            .map_err(|e| format!("{}: not a fuzz summary ({e})", sim::host::files::shown(path)))?;
         match v.get("format").and_then(|f| f.as_str()) {
             Some(FORMAT) => {}
             Some(f) => {
                 return Err(format!(
                     "{}: summary format {f} (this dst reads {FORMAT})",
-                    sim::host::files::shown(&path)
+                    sim::host::files::shown(path)
                 ))
             }
             None => {
                 return Err(format!(
                     "{}: not a fuzz summary (no format field)",
-                    sim::host::files::shown(&path)
+                    sim::host::files::shown(path)
                 ))
             }
         }
         sim::host::strict::from_value(&v).map_err(|e| {
             one_line(&format!(
                 "{}: invalid fuzz summary ({e})",
-                sim::host::files::shown(&path)
+                sim::host::files::shown(path)
             ))
         })
     }
 }
+
+/// Missing shards a refused merge names before it counts the rest.
+const MISSING_NAMED: usize = 10;
 
 /// One verdict over the shards of one campaign. Refused (one line): files
 /// of other dst versions, seed ranges, bug sets or scenarios; a shard twice
@@ -199,7 +202,7 @@ pub fn merge(records: &[(PathBuf, FuzzRecord)]) -> Result<FuzzRecord, String> {
         return Err("merge needs at least one summary".into());
     };
     for (path, r) in records {
-        super::audit::check(r).map_err(|e| format!("{}: {e}", sim::host::files::shown(&path)))?;
+        super::audit::check(r).map_err(|e| format!("{}: {e}", sim::host::files::shown(path)))?;
     }
     let mut out = first.clone();
     let mut shards = vec![first.shard];
@@ -207,8 +210,8 @@ pub fn merge(records: &[(PathBuf, FuzzRecord)]) -> Result<FuzzRecord, String> {
         let differs = |what: &str, a: String, b: String| {
             Err(format!(
                 "{} and {} differ in {what} ({a} against {b})",
-                sim::host::files::shown(&first_path),
-                sim::host::files::shown(&path)
+                sim::host::files::shown(first_path),
+                sim::host::files::shown(path)
             ))
         };
         if r.dst_version != first.dst_version {
@@ -245,7 +248,7 @@ pub fn merge(records: &[(PathBuf, FuzzRecord)]) -> Result<FuzzRecord, String> {
         if shards.contains(&r.shard) {
             return Err(format!(
                 "{}: shard {}/{} given twice",
-                sim::host::files::shown(&path),
+                sim::host::files::shown(path),
                 r.shard.index,
                 r.shard.count
             ));
@@ -259,12 +262,21 @@ pub fn merge(records: &[(PathBuf, FuzzRecord)]) -> Result<FuzzRecord, String> {
     }
     shards.sort();
     let count = first.shard.count;
-    let missing: Vec<String> = (0..count)
-        .filter(|i| !shards.iter().any(|s| s.index == *i))
-        .map(|i| format!("{i}/{count}"))
-        .collect();
-    if !missing.is_empty() {
-        return Err(format!("shards missing from the merge: {}", missing.join(", ")));
+    // The count is the file's word: as large as a u64, where the shards
+    // given are a handful. Name the first few missing, count the rest.
+    let have: std::collections::BTreeSet<u64> = shards.iter().map(|s| s.index).filter(|i| *i < count).collect();
+    let missing = count - have.len() as u64;
+    if missing > 0 {
+        let named: Vec<String> = (0..count)
+            .filter(|i| !have.contains(i))
+            .take(MISSING_NAMED)
+            .map(|i| format!("{i}/{count}"))
+            .collect();
+        let more = match missing.saturating_sub(MISSING_NAMED as u64) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        return Err(format!("shards missing from the merge: {}{more}", named.join(", ")));
     }
     out.shard = ShardOf { index: 0, count: 1 };
     out.merged = shards;

@@ -42,7 +42,7 @@
 //! }
 //!
 //! let mut registry = Registry::new();
-//! registry.add(ModelDef::new("in-memory", "a store that keeps nothing on disk", |_: Setup<'_, serde::de::IgnoredAny>| {
+//! registry.add(ModelDef::new("in-memory", "a store that keeps nothing on disk", |_: Setup<'_, sim::NoConfig>| {
 //!     Ok(|_| InMemory::default())
 //! }));
 //! let scenario = |crash: bool| {
@@ -124,7 +124,7 @@ pub use event::{
 };
 use linearizability::{mem, one_line};
 pub use machine::{DiskError, Io, Machine, MsgInfo, NodeId, Now, SyncTicket, TimerId, STEP_OUTPUTS_MAX};
-pub use registry::{catalogue_matches, Bug, InvariantDef, ModelDef, RealBug, Registry, Setup};
+pub use registry::{catalogue_matches, Bug, InvariantDef, ModelDef, NoConfig, RealBug, Registry, Setup};
 pub use scenario::{
     Expect, Scenario, WorkloadConfig, CLIENTS_MAX, KEYS_MAX, NAME_MAX, NODES_MAX, RETRIES_MAX, WEIGHT_MAX,
 };

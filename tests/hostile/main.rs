@@ -5,6 +5,7 @@
 
 mod before;
 mod binary;
+mod claims;
 mod files;
 mod finds;
 mod fixtures;

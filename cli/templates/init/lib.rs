@@ -214,7 +214,7 @@ pub fn register(registry: &mut Registry) {
         ModelDef::new_async(
             MODEL,
             "a key-value service on tokio: node 0 serves it over TCP from a log file",
-            |setup: Setup<'_, serde::de::IgnoredAny>| {
+            |setup: Setup<'_, sim::NoConfig>| {
                 let sync = !setup.bug(ACK_BEFORE_SYNC);
                 Ok(move |ctx| node(ctx, sync))
             },

@@ -165,7 +165,7 @@ pub fn register(registry: &mut Registry) {
         ModelDef::new_async(
             MODEL,
             "a key-value service written against tokio, on dst's tokio",
-            |setup: Setup<'_, serde::de::IgnoredAny>| {
+            |setup: Setup<'_, sim::NoConfig>| {
                 let early = setup.bug(APPLY_BEFORE_FSYNC);
                 Ok(move |ctx| serve(ctx, early))
             },

@@ -112,7 +112,7 @@ pub fn shrink_keeping(
     let Some(target) = outcome::cause_of(&r.verdict, &r.trace) else {
         return Err(format!(
             "{}: only a report with a violation or a model panic can be shrunk",
-            sim::host::files::shown(&path)
+            sim::host::files::shown(path)
         ));
     };
     let start = Case {
@@ -121,7 +121,7 @@ pub fn shrink_keeping(
         calm: r.calm.clone(),
     };
     let mut j = Judge::start(registry, r.seed, &r.bugs, target, keep, start, max_runs)
-        .map_err(|e| format!("{}: {e}", sim::host::files::shown(&path)))?;
+        .map_err(|e| format!("{}: {e}", sim::host::files::shown(path)))?;
     let original = j.best.clone();
     let (chaos_from, events_from) = (j.best_out.chaos.len(), j.best_out.trace.len() as u64);
     // The knobs as the scenario declares them: a report holds only the drawn values.

@@ -22,15 +22,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     if let Some(dir) = dir {
         if let Ok(m) = std::fs::symlink_metadata(dir) {
             if !m.is_dir() && !std::fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
-                return Err(format!("cannot write into {}: it is not a folder", shown(&dir)));
+                return Err(format!("cannot write into {}: it is not a folder", shown(dir)));
             }
         }
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create folder {}: {e}", shown(&dir)))?;
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create folder {}: {e}", shown(dir)))?;
     }
     let tmp = temp_name(path);
     crate::host::interrupt::track(tmp.clone());
     let written = write_new(&tmp, path, bytes)
-        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", shown(&path))));
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", shown(path))));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
@@ -50,7 +50,7 @@ pub fn locked<T>(path: &Path, f: impl FnOnce() -> Result<T, String>) -> Result<T
         .unwrap_or_default();
     let lock_path = path.with_file_name(format!(".{name}.lock"));
     if let Some(dir) = lock_path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create folder {}: {e}", shown(&dir)))?;
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create folder {}: {e}", shown(dir)))?;
     }
     refuse_special(&lock_path)?;
     let file = std::fs::OpenOptions::new()
@@ -127,14 +127,14 @@ pub fn distinct(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Result<(
         if let Some(j) = ins.iter().position(|id| *id == outs[i]) {
             return Err(format!(
                 "{what} {} is the {} it reads: refusing to write over it",
-                shown(&p),
+                shown(p),
                 inputs[j].0
             ));
         }
         if let Some(j) = outs[..i].iter().position(|id| *id == outs[i]) {
             return Err(format!(
                 "{what} {} and {} {} are the same file: give them different paths",
-                shown(&p),
+                shown(p),
                 outputs[j].0,
                 shown(outputs[j].1)
             ));
@@ -148,7 +148,7 @@ pub fn distinct(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Result<(
 /// long run does not find out at its first failure.
 pub fn check_dir(dir: &Path) -> Result<(), String> {
     match std::fs::metadata(dir) {
-        Ok(m) if !m.is_dir() => Err(format!("report folder: {} is not a folder", shown(&dir))),
+        Ok(m) if !m.is_dir() => Err(format!("report folder: {} is not a folder", shown(dir))),
         _ => Ok(()),
     }
 }
@@ -248,7 +248,7 @@ pub fn refuse_special(path: &Path) -> Result<(), String> {
     } else {
         "not a regular file"
     };
-    Err(format!("refusing to write {}: it exists and is {what}", shown(&path)))
+    Err(format!("refusing to write {}: it exists and is {what}", shown(path)))
 }
 
 /// Whether `path` (through any links) is the null device: the one special
@@ -276,7 +276,7 @@ fn temp_name(path: &Path) -> PathBuf {
 
 /// Writes `tmp` for `target`: errors name the target, the file the user asked for.
 fn write_new(tmp: &Path, target: &Path, bytes: &[u8]) -> Result<(), String> {
-    let err = |e: std::io::Error| format!("cannot write {}: {e}", shown(&target));
+    let err = |e: std::io::Error| format!("cannot write {}: {e}", shown(target));
     // create_new: never follow a link someone placed at the temporary name.
     let mut f = std::fs::OpenOptions::new()
         .write(true)
@@ -333,16 +333,28 @@ pub(crate) fn regular_input(path: &Path) -> std::io::Result<std::fs::Metadata> {
 /// [`read_input`] as UTF-8 text.
 pub fn read_input_text(path: &Path, max: u64) -> std::io::Result<String> {
     String::from_utf8(read_input(path, max)?)
+        .map(without_bom)
         .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8"))
+}
+
+/// `text` without the UTF-8 byte-order mark some editors put first: it is
+/// no part of the JSON or the log, and parsers would stop at it.
+fn without_bom(mut text: String) -> String {
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    text
 }
 
 /// A text file, gunzipped if it is gzip (whatever its name), at most
 /// `gunzip_max` bytes once gunzipped; the error is one line.
 pub fn read_text(path: &Path, gunzip_max: u64) -> Result<String, String> {
     use std::io::Read;
-    let bytes = read_input(path, INPUT_BYTES_MAX).map_err(|e| format!("cannot read {}: {e}", shown(&path)))?;
+    let bytes = read_input(path, INPUT_BYTES_MAX).map_err(|e| format!("cannot read {}: {e}", shown(path)))?;
     if !bytes.starts_with(&GZIP_MAGIC) {
-        return String::from_utf8(bytes).map_err(|e| format!("cannot read {}: not UTF-8 ({e})", shown(&path)));
+        return String::from_utf8(bytes)
+            .map(without_bom)
+            .map_err(|e| format!("cannot read {}: not UTF-8 ({e})", shown(path)));
     }
     let mut text = Vec::new();
     let read = flate2::read::MultiGzDecoder::new(&bytes[..])
@@ -350,15 +362,17 @@ pub fn read_text(path: &Path, gunzip_max: u64) -> Result<String, String> {
         .read_to_end(&mut text);
     match read {
         Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-            Err(format!("{}: truncated gzip ({e})", shown(&path)))
+            Err(format!("{}: truncated gzip ({e})", shown(path)))
         }
-        Err(e) => Err(format!("{}: not valid gzip ({e})", shown(&path))),
+        Err(e) => Err(format!("{}: not valid gzip ({e})", shown(path))),
         Ok(n) if n as u64 > gunzip_max => Err(format!(
             "{}: gunzips to more than {} MB, more than any report",
-            shown(&path),
+            shown(path),
             gunzip_max >> 20
         )),
-        Ok(_) => String::from_utf8(text).map_err(|e| format!("{}: not UTF-8 text once gunzipped ({e})", shown(&path))),
+        Ok(_) => String::from_utf8(text)
+            .map(without_bom)
+            .map_err(|e| format!("{}: not UTF-8 text once gunzipped ({e})", shown(path))),
     }
 }
 

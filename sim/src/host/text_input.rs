@@ -75,7 +75,7 @@ impl TextInput {
     /// Open `path`; a gzip file is read gunzipped, to at most `gunzip_max`
     /// bytes. The error is one line.
     pub fn open(path: &Path, gunzip_max: u64) -> Result<TextInput, String> {
-        let shown = crate::host::files::shown(&path).to_string();
+        let shown = crate::host::files::shown(path).to_string();
         let cannot = |e: &dyn std::fmt::Display| format!("cannot read {shown}: {e}");
         let m = crate::host::files::regular_input(path).map_err(|e| cannot(&e))?;
         let too_large = format!("it is larger than {} MB", INPUT_BYTES_MAX >> 20);

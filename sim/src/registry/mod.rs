@@ -47,7 +47,7 @@ mod model;
 mod switches;
 
 use model::Runner;
-pub use model::{Bug, InvariantDef, ModelDef, RealBug, Setup};
+pub use model::{Bug, InvariantDef, ModelDef, NoConfig, RealBug, Setup};
 pub use switches::catalogue_matches;
 
 use crate::check::{self, Invariant};
@@ -222,6 +222,15 @@ impl Registry {
         )
         .map_err(|e| format!("cannot read scenario {name_or_path}: {e}"))?;
         Scenario::from_json(&text)
+            .and_then(|s| match s.varied.is_empty() {
+                true => Ok(s),
+                // Written by dst into a scenario as it ran; a file that
+                // claims it would say it ran what it never drew.
+                false => Err(format!(
+                    "scenario {}: `varied` is what a run drew, written by dst into a report's config; a scenario file asks for draws with `vary`",
+                    s.name
+                )),
+            })
             .and_then(|s| self.validate(&s, &[]).map(|_| s))
             .and_then(|s| self.validate_draws(&s).map(|_| s))
             .map_err(|e| format!("{name_or_path}: {e}"))

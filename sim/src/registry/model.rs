@@ -85,6 +85,15 @@ impl InvariantDef {
     }
 }
 
+/// The config of a model that has none: a scenario's `config` must then be
+/// absent, `null` or `{}`, and any key in it is refused by name, as a
+/// model with a config refuses a key it does not know. (serde's
+/// `IgnoredAny` would take any config silently: a misspelt scenario would
+/// run as if it said nothing.)
+#[derive(Clone, Copy, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoConfig {}
+
 /// What a model's builder gets: its parsed config, the scenario, and the
 /// bug switches turned on (each already checked to be one of the model's).
 pub struct Setup<'a, C> {

@@ -233,7 +233,7 @@ impl Report {
     /// Read and validate a report; the error is one line.
     pub fn read(path: &Path) -> Result<Report, String> {
         let text = crate::host::files::read_text(path, GUNZIP_BYTES_MAX).map_err(|e| one_line(&e))?;
-        Self::parse(&text).map_err(|e| one_line(&format!("{}: {e}", crate::host::files::shown(&path))))
+        Self::parse(&text).map_err(|e| one_line(&format!("{}: {e}", crate::host::files::shown(path))))
     }
 
     /// Parse and validate a report's text; the error is one line, even
