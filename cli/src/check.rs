@@ -197,9 +197,17 @@ fn sniff(input: &mut TextInput) -> Result<HistoryFormat, String> {
         if let Some(format) = sniff_start(start, all) {
             return Ok(format);
         }
+        // A first line of megabytes is not read whole (and parsed again at
+        // every doubling) to tell the format: what its start shows decides.
+        if n >= SNIFF_BYTES_MAX {
+            return Ok(sniff_start(start, true).unwrap_or(HistoryFormat::JepsenEdn));
+        }
         n *= 2;
     }
 }
+
+/// The most of a history's start read to tell its format.
+const SNIFF_BYTES_MAX: usize = 256 << 10;
 
 /// A Jepsen log starts with its log lines, dst JSON with `{"`, Jepsen's
 /// history.edn with `[` or a map (or record) of an op. The kv format's maps

@@ -26,6 +26,17 @@ pub fn each_line<R: BufRead>(
             None => &buf[..],
         };
         let text = std::str::from_utf8(bytes).map_err(|_| ParseError::at(line, "not UTF-8 text"))?;
+        // A line is parsed whole: under a memory cap, only if its values
+        // surely fit (see `mem::room_to_parse`).
+        if !crate::mem::room_to_parse(text.len()) {
+            return Err(ParseError::at(
+                line,
+                format!(
+                    "reading stopped at the memory cap: a line of {} MB would not fit",
+                    text.len() >> 20
+                ),
+            ));
+        }
         each(line, text)?;
     }
 }

@@ -164,6 +164,29 @@ pub fn over_cap() -> bool {
     OVER.with(Cell::get)
 }
 
+/// The most heap a parsed text may take per byte of it: a value can be as
+/// short as two bytes of text (`0 0 0`, `[] []`) and an EDN or JSON value
+/// takes up to 56 bytes, with the vectors holding them grown by doubling.
+pub const PARSED_PER_TEXT_BYTE: u64 = 32;
+
+/// Whether parsing `bytes` of text into values surely fits in what this
+/// thread's cap leaves; true without a cap. Where it may not, the thread
+/// is marked over its cap ([`over_cap`]) so that a reader that stops
+/// here reports the cap, before a parse that would take many times it.
+pub fn room_to_parse(bytes: usize) -> bool {
+    let fits = room().is_none_or(|room| (bytes as u64).saturating_mul(PARSED_PER_TEXT_BYTE) <= room);
+    if !fits {
+        mark_over();
+    }
+    fits
+}
+
+/// Says this thread passed its cap: work that stops because going on
+/// would pass it, before it does, reports as work that did.
+pub fn mark_over() {
+    OVER.with(|o| o.set(true));
+}
+
 /// Forgets a crossing the thread has since come back from: whether it
 /// holds more than its cap now.
 pub fn rearm() -> bool {

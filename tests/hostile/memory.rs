@@ -73,3 +73,46 @@ proptest! {
         }
     }
 }
+
+/// A history whose one line (or one form) is `bytes` long: a value of
+/// two-byte elements, the shape that takes the most memory per byte parsed.
+fn one_long_line(shape: usize, bytes: usize) -> Vec<u8> {
+    let body = "0 ".repeat(bytes / 2);
+    match shape % 4 {
+        0 => format!("INFO  jepsen.util - 0\t:invoke\t:write\t{}\n", "1".repeat(bytes)),
+        1 => format!("{{:type :invoke, :f :txn, :value [{body}], :process 0, :index 0}}\n"),
+        2 => format!("{{:process 0, :type :invoke, :f :write, :key \"a\", :value [{body}]}}\n"),
+        _ => format!("[{{:type :invoke, :f :txn, :value [{body}], :process 0}}]\n"),
+    }
+    .into_bytes()
+}
+
+proptest! {
+    #![proptest_config(config(16))]
+
+    /// `check --max-mib` holds on one long line or form as on many short
+    /// ones: the heap the command takes (as dst's counting allocator
+    /// measures it, the same on every machine) stays within the cap and a
+    /// few tens of MB, and the verdict is unknown for the memory, exit 3.
+    #[test]
+    fn one_long_line_stays_within_the_check_memory_cap(shape in 0usize..4, mib in 4u64..48, gz in any::<bool>()) {
+        let d = folder(&format!("memory-line-{shape}-{mib}-{gz}"));
+        let text = one_long_line(shape, 40 << 20);
+        let (name, bytes) = match gz {
+            true => ("h.gz", sim::host::files::gzip(&text).expect("gzip")),
+            false => ("h.log", text),
+        };
+        std::fs::write(d.join(name), bytes).expect("history");
+        let o = Command::new(env!("CARGO_BIN_EXE_dst"))
+            .args(["check", name, "--json", "--max-mib", &mib.to_string()])
+            .current_dir(&d)
+            .output()
+            .expect("dst runs");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
+        prop_assert_eq!(o.status.code(), Some(3), "{} {}", v, String::from_utf8_lossy(&o.stderr));
+        prop_assert_eq!(&v["limit"], "memory", "{}", v);
+        let peak = v["peak_heap_bytes"].as_u64().expect("dst counts its heap");
+        prop_assert!(peak <= (mib + 48) << 20, "{} MiB at a {} MiB cap", peak >> 20, mib);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}

@@ -99,6 +99,7 @@ impl<R: BufRead> Items<R> {
     /// One step of reading, taken again with more text for as long as it
     /// looks past the end of what is buffered and the input has more.
     fn step<T>(&mut self, read: impl Fn(&mut Reader<'_>) -> Result<T, EdnError>) -> Result<T, EdnError> {
+        let mut refills = 0;
         loop {
             let (got, past_end, (at, line)) = {
                 let mut r = Reader::resume(&self.text[self.start..], self.line);
@@ -107,6 +108,14 @@ impl<R: BufRead> Items<R> {
             };
             if past_end && !self.eof {
                 self.refill()?;
+                refills += 1;
+                // One form longer than a chunk is parsed again over all
+                // the text buffered for it, and its values can take many
+                // times that text (a value per two bytes: `0 0 0`). Under
+                // a memory cap, stop before a parse that may not fit.
+                if refills > 1 {
+                    self.fits_the_cap()?;
+                }
                 continue;
             }
             if got.is_ok() {
@@ -158,6 +167,19 @@ impl<R: BufRead> Items<R> {
             }
         }
         Ok(())
+    }
+
+    /// Whether parsing the buffered text again fits in what the thread's
+    /// memory cap leaves (see [`crate::mem::cap_from_here`]); where it may
+    /// not, the thread is marked over its cap and reading stops.
+    fn fits_the_cap(&self) -> Result<(), EdnError> {
+        if crate::mem::room_to_parse(self.text.len() - self.start) {
+            return Ok(());
+        }
+        Err(self.error_at_end(format!(
+            "reading stopped at the memory cap: one value of over {} MB of text would not fit",
+            (self.text.len() - self.start) >> 20
+        )))
     }
 
     /// An error at the end of what is buffered.

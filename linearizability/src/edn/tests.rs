@@ -350,3 +350,14 @@ fn duplicate_map_keys_and_set_members_are_refused_as_clojure_refuses_them() {
     one("{:a 1 \"a\" 2 a 3}");
     one("#{1 1.0 \"1\" \\1}");
 }
+
+/// The memory cap's bound on a parse (`mem::PARSED_PER_TEXT_BYTE`) holds
+/// a value per two bytes of text: a value must stay within that.
+#[test]
+fn a_value_fits_the_parse_bound_of_the_memory_cap() {
+    let per_value = std::mem::size_of::<Edn>() as u64;
+    assert!(
+        per_value * 4 / 3 <= 2 * crate::mem::PARSED_PER_TEXT_BYTE,
+        "Edn is {per_value} bytes"
+    );
+}

@@ -118,7 +118,7 @@ impl TextInput {
     /// The text's first `n` bytes or more (all of it if shorter), without
     /// taking them, and whether that is all of it.
     pub fn prefix(&mut self, n: usize) -> Result<(&str, bool), String> {
-        while self.buf.len() - self.pos < n && self.not_utf8.is_none() && self.more() {}
+        while self.buf.len() - self.pos < n && self.not_utf8.is_none() && !crate::mem::over_cap() && self.more() {}
         if self.broken.is_some() || self.not_utf8.is_some() {
             return Err(self.fault_at_end());
         }
