@@ -41,11 +41,21 @@ const EDGE: f64 = 0.25;
 /// Most combinations of extremes checked when a scenario is loaded.
 const CORNERS_MAX: usize = 1024;
 
+/// Most values a one-of list may name. Each is checked when the scenario
+/// loads (every value a draw can give must be one the model takes), and
+/// each check reads the whole scenario, the list among it: a list of a
+/// hundred thousand values took minutes to load. A range covers more.
+pub const ONE_OF_MAX: usize = 1024;
+
 impl Vary {
     fn check(&self, path: &str) -> Result<(), String> {
         match self {
             Vary::Range([lo, hi]) if lo > hi => Err(format!("vary.{path}: range [{lo}, {hi}] is empty")),
             Vary::OneOf(v) if v.is_empty() => Err(format!("vary.{path}: one-of lists no value")),
+            Vary::OneOf(v) if v.len() > ONE_OF_MAX => Err(format!(
+                "vary.{path}: one-of lists {} values, more than {ONE_OF_MAX}; a range draws from more",
+                v.len()
+            )),
             _ => Ok(()),
         }
     }
@@ -187,6 +197,9 @@ mod tests {
         assert!(check(&BTreeMap::from([("name".to_string(), Vary::Range([1, 2]))])).is_err());
         assert!(check(&BTreeMap::from([("config.x".to_string(), Vary::Range([3, 2]))])).is_err());
         assert!(check(&BTreeMap::from([("nodes".to_string(), Vary::OneOf(vec![]))])).is_err());
+        let many = |n: usize| BTreeMap::from([("nodes".to_string(), Vary::OneOf(vec![3.into(); n]))]);
+        assert!(check(&many(ONE_OF_MAX)).is_ok());
+        assert!(check(&many(ONE_OF_MAX + 1)).unwrap_err().contains("more than 1024"));
         assert!(check(&knobs()).is_ok());
     }
 
