@@ -21,19 +21,29 @@ pub fn main(reg: &sim::Registry, path: &Path, format: &str, out: Option<&Path>) 
         Ok(r) => r,
         Err(e) => return Exit::Bad(e),
     };
-    let trace = crate::perfetto::perfetto(&report);
-    let events = trace["traceEvents"].as_array().map_or(0, Vec::len);
-    let text = serde_json::to_string(&trace).expect("a JSON value encodes");
+    // Streamed, a trace event at a time: the text of a long run is never
+    // held whole.
     match out {
-        None => sim::outln!("{text}"),
+        None => {
+            let mut stdout = sim::host::interrupt::Stdout::new();
+            let _ = crate::perfetto::write(&report, &mut |piece| stdout.piece(piece));
+            stdout.end_line();
+        }
         Some(p) => {
-            if let Err(e) = sim::host::files::write_atomic(p, text.as_bytes()) {
+            let (mut events, mut bytes) = (0, 0u64);
+            let written = sim::host::files::write_atomic_with(p, |w| {
+                events = crate::perfetto::write(&report, &mut |piece| {
+                    bytes += piece.len() as u64;
+                    w.write_all(piece.as_bytes())
+                })?;
+                Ok(())
+            });
+            if let Err(e) = written {
                 return Exit::Bad(e);
             }
             sim::outln!(
-                "{}: {events} trace events, {} bytes; open it in https://ui.perfetto.dev or chrome://tracing",
+                "{}: {events} trace events, {bytes} bytes; open it in https://ui.perfetto.dev or chrome://tracing",
                 sim::host::files::shown(p),
-                text.len()
             );
         }
     }

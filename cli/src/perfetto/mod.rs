@@ -22,7 +22,22 @@ use std::collections::BTreeMap;
 use walk::{node_pid, WORLD};
 
 /// The trace of `report` as a Trace Event JSON object.
+#[cfg(test)]
 pub fn perfetto(report: &Report) -> Value {
+    let mut text = String::new();
+    write(report, &mut |piece| {
+        text.push_str(piece);
+        Ok(())
+    })
+    .expect("a string takes any text");
+    serde_json::from_str(&text).expect("the export is JSON")
+}
+
+/// The trace of `report` as Trace Event JSON text, handed to `out` a piece
+/// at a time (the metadata, then each event), so that the text of a long
+/// run is never held whole: the same bytes as the JSON object serialized,
+/// its keys in order. How many trace events it holds.
+pub fn write(report: &Report, out: &mut dyn FnMut(&str) -> std::io::Result<()>) -> std::io::Result<usize> {
     let end_ns = report.end_ns();
     let clients = node_pid(report.nodes());
     let mut items = walk::walk(&report.trace, end_ns, clients);
@@ -31,13 +46,20 @@ pub fn perfetto(report: &Report) -> Value {
     let threads = lanes::threads(&items, clients + 1);
     // Slices first among equals, so a mark or flow at a slice's start falls inside it.
     items.sort_by_key(|it| (it.t_ns, rank(&it.shape)));
-    let mut events = names_of(&threads, clients);
-    events.extend(items.iter().map(|it| render(it, &threads)));
-    json!({
-        "traceEvents": events,
-        "displayTimeUnit": "ms",
-        "metadata": metadata(report),
-    })
+    out("{\"displayTimeUnit\":\"ms\",\"metadata\":")?;
+    out(&metadata(report).to_string())?;
+    out(",\"traceEvents\":[")?;
+    let names = names_of(&threads, clients);
+    let events = names.len() + items.len();
+    let rendered = names.into_iter().chain(items.iter().map(|it| render(it, &threads)));
+    for (i, e) in rendered.enumerate() {
+        if i > 0 {
+            out(",")?;
+        }
+        out(&e.to_string())?;
+    }
+    out("]}")?;
+    Ok(events)
 }
 
 fn rank(s: &Shape) -> u8 {

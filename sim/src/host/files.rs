@@ -14,8 +14,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// which takes the bytes and keeps nothing (`--summary /dev/null`). The
 /// error is one line.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    write_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `write` writes, streamed to the temporary
+/// file: an output of gigabytes is never held whole. `write` gets a
+/// buffered writer; an error from it leaves nothing behind.
+pub fn write_atomic_with(path: &Path, write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), String> {
     if is_null_device(path) {
-        return Ok(());
+        return write(&mut std::io::sink()).map_err(|e| format!("cannot write {}: {e}", shown(path)));
     }
     refuse_special(path)?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
@@ -29,7 +36,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     }
     let tmp = temp_name(path);
     crate::host::interrupt::track(tmp.clone());
-    let written = write_new(&tmp, path, bytes)
+    let written = write_new(&tmp, path, write)
         .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", shown(path))));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -275,15 +282,21 @@ fn temp_name(path: &Path) -> PathBuf {
 }
 
 /// Writes `tmp` for `target`: errors name the target, the file the user asked for.
-fn write_new(tmp: &Path, target: &Path, bytes: &[u8]) -> Result<(), String> {
+fn write_new(
+    tmp: &Path,
+    target: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), String> {
     let err = |e: std::io::Error| format!("cannot write {}: {e}", shown(target));
     // create_new: never follow a link someone placed at the temporary name.
-    let mut f = std::fs::OpenOptions::new()
+    let f = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(tmp)
         .map_err(err)?;
-    f.write_all(bytes).map_err(err)?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
+    write(&mut w).map_err(err)?;
+    let f = w.into_inner().map_err(|e| err(e.into_error()))?;
     f.sync_all().map_err(err)
 }
 

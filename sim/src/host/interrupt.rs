@@ -179,6 +179,50 @@ pub fn write_err(args: std::fmt::Arguments) {
     let _ = writeln!(std::io::stderr(), "{}", crate::one_line::terminal_safe(&text));
 }
 
+/// Standard output written a piece at a time, as [`outln!`](crate::outln)
+/// writes a line: each piece made terminal-safe (its JSON escapes for what
+/// a terminal would obey), a closed pipe ending it quietly. For output too
+/// long to hold whole.
+pub struct Stdout(std::io::BufWriter<std::io::Stdout>);
+
+impl Stdout {
+    /// Standard output, buffered.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Stdout {
+        Stdout(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()))
+    }
+
+    /// Writes `text`; an error stops the writer (and is recorded as
+    /// `outln!` records it).
+    pub fn piece(&mut self, text: &str) -> std::io::Result<()> {
+        use std::io::Write;
+        if stdout_closed() {
+            return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        }
+        let text = crate::one_line::terminal_safe(text);
+        self.0.write_all(text.as_bytes()).inspect_err(Self::failed)
+    }
+
+    /// Ends the line and flushes.
+    pub fn end_line(mut self) {
+        use std::io::Write;
+        if !stdout_closed() {
+            let _ = self
+                .0
+                .write_all(b"\n")
+                .and_then(|()| self.0.flush())
+                .inspect_err(Self::failed);
+        }
+    }
+
+    fn failed(e: &std::io::Error) {
+        match e.kind() {
+            std::io::ErrorKind::BrokenPipe => pipe_closed(),
+            _ => stdout_failed(e),
+        }
+    }
+}
+
 #[doc(hidden)]
 pub fn write_out(args: std::fmt::Arguments) {
     use std::io::Write;
