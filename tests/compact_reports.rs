@@ -257,6 +257,20 @@ fn a_low_disk_stops_the_reports_not_the_fuzzing() {
         a["reports_withheld"].as_u64().unwrap(),
         a["findings"].as_object().unwrap().len() as u64
     );
+    // DST_MIN_FREE sets the floor where no flag does.
+    let o = Command::new(env!("CARGO_BIN_EXE_dst"))
+        .args(["fuzz", "raft-read-index", "--seeds", "0..8", "--bug", "read-without-quorum"])
+        .arg("--report-dir")
+        .arg(dir.join("by-env"))
+        .env("DST_MIN_FREE", "1000000T")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("no more reports are written"),
+        "{}",
+        text(&o)
+    );
     // Bad sizes are one line and exit 2.
     let o = dst(&["fuzz", "raft-read-index", "--seeds", "0..1", "--min-free", "lots"]);
     assert_eq!(o.status.code(), Some(2));

@@ -10,7 +10,9 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 fn dst() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_dst"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_dst"));
+    c.env("DST_MIN_FREE", "0");
+    c
 }
 
 fn out(args: &[&str]) -> Output {

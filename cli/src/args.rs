@@ -353,8 +353,8 @@ pub struct FuzzArgs {
     #[arg(long)]
     pub no_reports: bool,
     /// Stop writing reports (not fuzzing) when the report folder's disk has
-    /// less than this free (e.g. 500M, 2G).
-    #[arg(long, default_value = "1G", value_name = "SIZE", value_parser = parse_size)]
+    /// less than this free (e.g. 500M, 2G; 0 never stops them).
+    #[arg(long, env = "DST_MIN_FREE", default_value = "1G", value_name = "SIZE", value_parser = parse_size)]
     pub min_free: u64,
     #[command(flatten)]
     pub style: StyleArgs,

@@ -26,7 +26,7 @@ fn launch(c: &mut Command, dir: &Path) -> Child {
 }
 
 fn spawn(dir: &Path, args: &[&str]) -> Child {
-    launch(Command::new(DST).args(args), dir)
+    launch(Command::new(DST).env("DST_MIN_FREE", "0").args(args), dir)
 }
 
 /// Waits at most 30 s: a command that is still reading then has blocked.
@@ -93,7 +93,7 @@ fn fixtures(name: &str) -> PathBuf {
     std::fs::create_dir_all(d.join("sub")).expect("temp dir");
     scenario_file("raft-crash-restart", &[], &d.join("s.json"));
     let run = |args: &[&str]| {
-        let o = Command::new(DST)
+        let o = Command::new(DST).env("DST_MIN_FREE", "0")
             .args(args)
             .current_dir(&d)
             .env_remove("GITHUB_STEP_SUMMARY")
@@ -379,6 +379,7 @@ proptest! {
         let children: Vec<Child> = kinds.iter().enumerate().map(|(i, k)| {
             let file = kind_file(&dir.join(format!("c{i}")), &format!("kind-{k}"));
             let mut c = Command::new(DST);
+            c.env("DST_MIN_FREE", "0");
             c.args(["fuzz", file.to_str().expect("utf-8"), "--seeds", "0..2", "--jobs", "1", "--no-reports"])
                 .args(["--corpus", corpus.to_str().expect("utf-8"), "--corpus-shrink-runs", "3"]);
             launch(&mut c, file.parent().expect("folder"))
@@ -418,6 +419,7 @@ proptest! {
         let range = end.map_or(vec!["--budget".to_string(), "1s".into()], |e| vec!["--seeds".to_string(), format!("0..{e}")]);
         let children: Vec<Child> = (0..n).map(|_| {
             let mut c = Command::new(DST);
+            c.env("DST_MIN_FREE", "0");
             c.args(["fuzz", sc.to_str().expect("utf-8"), "--jobs", "1", "--no-reports", "--cursor", cursor.to_str().expect("utf-8")])
                 .args(&range);
             launch(&mut c, &dir)

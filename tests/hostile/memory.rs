@@ -25,7 +25,7 @@ fn dir() -> &'static PathBuf {
     static D: OnceLock<PathBuf> = OnceLock::new();
     D.get_or_init(|| {
         let d = folder("memory");
-        let o = Command::new(env!("CARGO_BIN_EXE_dst"))
+        let o = Command::new(env!("CARGO_BIN_EXE_dst")).env("DST_MIN_FREE", "0")
             .args(["run", "raft-crash-restart", "--seed", "2", "--report", "good.json"])
             .current_dir(&d)
             .output()
@@ -103,7 +103,7 @@ proptest! {
             false => ("h.log", text),
         };
         std::fs::write(d.join(name), bytes).expect("history");
-        let o = Command::new(env!("CARGO_BIN_EXE_dst"))
+        let o = Command::new(env!("CARGO_BIN_EXE_dst")).env("DST_MIN_FREE", "0")
             .args(["check", name, "--json", "--max-mib", &mib.to_string()])
             .current_dir(&d)
             .output()
