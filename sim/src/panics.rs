@@ -6,9 +6,8 @@ use std::cell::{Cell, RefCell};
 thread_local! {
     static IN_RUN: Cell<bool> = const { Cell::new(false) };
     static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
-    /// In a run of async nodes: the name of the madsim node whose task
-    /// panicked last (madsim answers `gethostname` with it).
-    static PANIC_HOST: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// In a run of async nodes: the node whose task panicked last.
+    static PANIC_NODE: Cell<Option<usize>> = const { Cell::new(None) };
     static ASYNC_RUN: Cell<bool> = const { Cell::new(false) };
 }
 
@@ -27,20 +26,9 @@ impl Drop for InAsyncRun {
     }
 }
 
-/// The madsim node name of the task that panicked last, if the hook saw it.
-pub(crate) fn take_panic_host() -> Option<String> {
-    PANIC_HOST.with(|p| p.borrow_mut().take())
-}
-
-fn host_name() -> Option<String> {
-    let mut buf = [0u8; 128];
-    // SAFETY: the buffer is valid for its whole length.
-    let r = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };
-    if r != 0 {
-        return None;
-    }
-    let n = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    Some(String::from_utf8_lossy(&buf[..n]).into_owned())
+/// The node whose task panicked last, if the hook saw one.
+pub(crate) fn take_panic_node() -> Option<usize> {
+    PANIC_NODE.with(Cell::take)
 }
 
 /// Marks this thread as inside a run until dropped, then restores what it
@@ -74,7 +62,7 @@ pub fn install_panic_hook() {
                     .unwrap_or_default();
                 LAST_PANIC.with(|p| *p.borrow_mut() = Some(at));
                 if ASYNC_RUN.with(|f| f.get()) {
-                    PANIC_HOST.with(|p| *p.borrow_mut() = host_name());
+                    PANIC_NODE.with(|p| p.set(tokio::dst::current().map(|h| h.node)));
                 }
             } else {
                 default(info);

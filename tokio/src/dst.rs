@@ -241,6 +241,18 @@ pub fn current() -> Option<Here> {
     HERE.with(Cell::get)
 }
 
+/// Spawns `fut` on node `here`, as `tokio::spawn` from one of its tasks
+/// would: the simulator's own API for a task with a handle. Panics outside
+/// a run.
+#[track_caller]
+pub fn spawn_on_node<F>(here: Here, fut: F) -> crate::task::JoinHandle<F::Output>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    crate::task::spawn_on(here, "a spawn", fut)
+}
+
 /// The `std` instant that stands for a node clock's 0 on this thread.
 pub(crate) fn base() -> std::time::Instant {
     BASE.with(|b| match b.get() {

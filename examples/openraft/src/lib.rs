@@ -28,41 +28,38 @@ pub mod v0925;
 /// What 0.9.25 still gets wrong, as scenario files (`findings/`) with the
 /// seeds that show them: a purge before an installed snapshot is durable
 /// and a deposed leader's replication stream that ships a newer leader's
-/// entries (bugs of openraft itself), three answers that break a store or a
-/// client that follows openraft's documented contract one way it allows,
-/// and a default backoff longer than the election timeout, which a healed
-/// cluster pays for with an election. They are not built in: one seed in
-/// some hundreds or thousands shows each, too few for a short smoke.
+/// entries (bugs of openraft itself), and three answers that break a store
+/// or a client that follows openraft's documented contract one way it
+/// allows. They are not built in: one seed in some hundreds or thousands
+/// shows each, too few for a short smoke. `findings/` also keeps
+/// openraft's default backoff, longer than the election timeout, which no
+/// seed of 0..40,000 shows (one in 10,000 did under the madsim executor
+/// dst used before its own): a scenario, not a finding with seeds.
 pub const FINDINGS: &[(&str, &str, &[u64])] = &[
     (
         "openraft-0.9.25-reads-as-stored",
         include_str!("../findings/openraft-0.9.25-reads-as-stored.json"),
-        &[216, 301, 420],
+        &[272, 369, 383],
     ),
     (
         "openraft-0.9.25-committed-unsynced",
         include_str!("../findings/openraft-0.9.25-committed-unsynced.json"),
-        &[4, 45, 68],
+        &[109, 144, 210],
     ),
     (
         "openraft-0.9.25-purge-before-install",
         include_str!("../findings/openraft-0.9.25-purge-before-install.json"),
-        &[239, 575],
+        &[411, 1555],
     ),
     (
         "openraft-0.9.25-stale-stream",
         include_str!("../findings/openraft-0.9.25-stale-stream.json"),
-        &[2836],
+        &[7963, 14970, 38916],
     ),
     (
         "openraft-0.9.25-forward-as-refusal",
         include_str!("../findings/openraft-0.9.25-forward-as-refusal.json"),
-        &[149, 272, 338],
-    ),
-    (
-        "openraft-0.9.25-default-backoff",
-        include_str!("../findings/openraft-0.9.25-default-backoff.json"),
-        &[5904],
+        &[488, 509, 699],
     ),
 ];
 

@@ -137,8 +137,13 @@ impl<M: Message, R: Record> Ctx<M, R> {
         F: Future + 'static,
         F::Output: 'static,
     {
-        let site = std::panic::Location::caller();
-        madsim::task::spawn_local(super::task::NodeTask::new(self.node, self.inc, fut, Some(site)))
+        tokio::dst::spawn_on_node(
+            tokio::dst::Here {
+                node: self.node,
+                inc: self.inc,
+            },
+            fut,
+        )
     }
 
     /// Sends `msg` one way to node `to`; the network may lose, delay,

@@ -31,11 +31,11 @@ use std::task::Waker;
 
 const MS: u64 = 1_000_000;
 
-/// Most polls of one node's tasks within one simulated millisecond. madsim
-/// charges every poll 50 to 100 ns of simulated time, so a task that wakes
-/// itself forever still lets time pass, a hundredth of a millisecond per
-/// hundred polls; a node polled this often is busy looping, not working.
-/// The built-in async models peak below a hundred.
+/// Most polls of one node's tasks within one simulated millisecond. The
+/// executor charges every poll 50 to 100 ns of simulated time, so a task
+/// that wakes itself forever still lets time pass, a hundredth of a
+/// millisecond per hundred polls; a node polled this often is busy
+/// looping, not working. The built-in async models peak below a hundred.
 pub const POLLS_PER_SIM_MS_MAX: u32 = 2_000;
 
 /// Most calls into dst (clock reads, sends, ...) within one poll of a task:
@@ -75,11 +75,6 @@ pub(crate) enum Note {
 }
 
 pub(crate) struct Core {
-    pub(crate) time: madsim::time::TimeHandle,
-    /// madsim's instant at true time 0: true times become instants
-    /// without reading madsim's clock (a lock) again.
-    pub(crate) base: std::time::Instant,
-    pub(crate) relays: super::timer::Pool,
     pub(crate) nodes: Vec<NodeCore>,
     /// The world task, when it waits for its next event.
     pub(crate) world: Option<Waker>,
@@ -87,7 +82,7 @@ pub(crate) struct Core {
     pub(crate) typed: Box<dyn Any>,
     /// Pushes a note into the typed outbox (monomorphized at install).
     pub(crate) note: fn(&mut dyn Any, NodeId, u64, Note),
-    /// madsim's time while a dst task is polled: it moves only between
+    /// True time while a dst task is polled: it moves only between
     /// polls, so calls within one need not read the clock again.
     pub(crate) poll_now: Option<u64>,
     /// The sleeps of tokio's replacement, by the slot it knows them by.
@@ -131,7 +126,6 @@ pub(crate) fn push_raw(c: &mut Core, node: NodeId, inc: u64, raw: Raw) {
 pub(crate) struct NodeCore {
     pub(crate) inc: u64,
     pub(crate) up: bool,
-    pub(crate) madsim: Option<madsim::task::NodeId>,
     pub(crate) clock: Clock,
     pub(crate) rng: ChaCha8Rng,
     pub(crate) no_space_until: u64,
@@ -157,7 +151,6 @@ impl NodeCore {
         NodeCore {
             inc: 0,
             up: false,
-            madsim: None,
             clock: Clock::default(),
             rng: ChaCha8Rng::seed_from_u64(0),
             no_space_until: 0,
@@ -183,8 +176,8 @@ thread_local! {
     static CORE: RefCell<Option<Core>> = const { RefCell::new(None) };
 }
 
-pub(crate) fn now_ns(core: &Core) -> u64 {
-    core.time.elapsed().as_nanos() as u64
+pub(crate) fn now_ns(_core: &Core) -> u64 {
+    super::exec::now_ns()
 }
 
 /// The shared state; panics outside an async run (a defect of the caller).
@@ -418,13 +411,8 @@ fn push_note<M: Message, R: Record>(typed: &mut dyn Any, node: NodeId, inc: u64,
 pub(crate) fn install<M: Message, R: Record>(
     nodes: usize,
     main: MainFn<M, R>,
-    time: madsim::time::TimeHandle,
 ) -> Installed {
-    let base = time.now_instant() - time.elapsed();
     let core = Core {
-        time,
-        base,
-        relays: super::timer::Pool::default(),
         nodes: (0..nodes).map(|_| NodeCore::new()).collect(),
         world: None,
         typed: Box::new(Host::<M, R> {
@@ -568,15 +556,7 @@ impl<M: Message, R: Record> Machine for HostMachine<M, R> {
             inc
         });
         self.inc = inc;
-        // A fresh madsim node per incarnation: a crash kills every task of
-        // the old one, and the name tells a panic's hook whose task it was.
-        let handle = madsim::runtime::Handle::current();
-        let built = handle
-            .create_node()
-            .name(node_name(node, inc))
-            .init(move || start_main::<M, R>(node, inc))
-            .build();
-        with_core(|c| c.nodes[node].madsim = Some(built.id()));
+        super::exec::spawn((node, inc), Box::pin(start_main::<M, R>(node, inc)));
     }
 
     fn on_message(&mut self, from: NodeId, msg: Wire<M>, _io: &mut Io<Self>) {
@@ -631,7 +611,7 @@ impl<M: Message, R: Record> Machine for HostMachine<M, R> {
     }
 
     fn on_timer(&mut self, _timer: TimerId, _io: &mut Io<Self>) {
-        // Async nodes sleep on madsim timers; they set no world timer.
+        // Async nodes sleep on the executor's timers; they set no world timer.
     }
 
     fn on_client(&mut self, req: ClientReq, _io: &mut Io<Self>) {
@@ -686,56 +666,19 @@ impl<M: Message, R: Record> Drop for HostMachine<M, R> {
         let inc = self.inc;
         let gone = try_with_core(|c| {
             let n = &mut c.nodes[node];
-            if n.inc != inc || !n.up {
-                return None;
+            let live = n.inc == inc && n.up;
+            if live {
+                n.up = false;
+                n.sleeping = 0;
+                n.tasks = 0;
             }
-            n.up = false;
-            n.sleeping = 0;
-            n.tasks = 0;
-            Some(n.madsim.take())
-        })
-        .flatten();
-        if let Some(id) = gone {
+            live
+        });
+        if gone == Some(true) {
             clear_node::<M, R>(node);
-            if let (Some(id), Ok(h)) = (id, madsim::runtime::Handle::try_current()) {
-                h.kill(id);
-            }
+            super::exec::kill((node, inc));
         }
     }
-}
-
-/// Kills every node's tasks once the run is over, then lets madsim drop
-/// them. A task waiting on another through a channel holds that task's
-/// waker and is held by it: left alone, such a pair outlives the runtime
-/// and everything its futures hold with it, run after run.
-/// `ids` are what [`live_nodes`] took before the world was dropped.
-pub(crate) async fn reap(ids: Vec<madsim::task::NodeId>) {
-    let handle = madsim::runtime::Handle::current();
-    for id in ids {
-        handle.kill(id);
-    }
-    // Dropping a future may wake others of the killed nodes; each round
-    // of the executor drops what the last one woke.
-    for _ in 0..4 {
-        madsim::task::yield_now().await;
-    }
-}
-
-/// The madsim nodes still running, taken so that nothing else kills them.
-pub(crate) fn live_nodes() -> Vec<madsim::task::NodeId> {
-    try_with_core(|c| c.nodes.iter_mut().filter_map(|n| n.madsim.take()).collect()).unwrap_or_default()
-}
-
-/// The madsim node name of incarnation `inc` of `node`.
-pub(crate) fn node_name(node: NodeId, inc: u64) -> String {
-    format!("dst-node-{node}.{inc}")
-}
-
-/// The dst node a madsim node name names, if it is one of ours.
-pub(crate) fn parse_node_name(name: &str) -> Option<(NodeId, u64)> {
-    let rest = name.strip_prefix("dst-node-")?;
-    let (n, i) = rest.split_once('.')?;
-    Some((n.parse().ok()?, i.parse().ok()?))
 }
 
 /// Clears what a crashed incarnation left in the typed state (its queued

@@ -3,8 +3,8 @@
 //!
 //! Each incarnation of a node is an async function, its main task, given a
 //! [`Ctx`]: its handle on dst's network, disk, clients, clocks and random
-//! stream. It and every task it spawns run as madsim tasks on a madsim node
-//! of their own, so madsim's scheduler interleaves them in an order drawn
+//! stream. It and every task it spawns run on dst's executor, tagged with
+//! their node and incarnation, which interleaves them in an order drawn
 //! from the seed; a crash kills them all at once, memory included, and the
 //! restart runs the main task again on what the disk durably held.
 //! Everything else is what a sans-IO node gets: the fault plan, message
@@ -50,6 +50,7 @@
 //! yielding cannot be stopped on one thread: it hangs the run.
 
 mod ctx;
+pub(crate) mod exec;
 mod fs;
 pub(crate) mod host;
 pub(crate) mod net;

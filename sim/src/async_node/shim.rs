@@ -51,8 +51,8 @@ pub(crate) static SHIM: Shim = Shim;
 
 impl Sim for Shim {
     fn spawn(&self, here: Here, task: Pin<Box<dyn Future<Output = ()>>>, site: &'static std::panic::Location<'static>) {
-        // madsim spawns on the node whose task runs; a handle of another
-        // node (or of an incarnation gone) spawns nothing.
+        // A task spawns on its own node; a handle of another node (or of
+        // an incarnation gone) spawns nothing.
         let live = host::try_with_core(|c| {
             let n = &c.nodes[here.node];
             n.inc == here.inc && n.up
@@ -60,12 +60,8 @@ impl Sim for Shim {
         if live != Some(true) || tokio::dst::current() != Some(here) {
             return;
         }
-        drop(madsim::task::spawn_local(NodeTask::new(
-            here.node,
-            here.inc,
-            task,
-            Some(site),
-        )));
+        let task = NodeTask::new(here.node, here.inc, task, Some(site));
+        super::exec::spawn((here.node, here.inc), Box::pin(task));
     }
 
     fn mono_ns(&self, here: Here) -> u64 {

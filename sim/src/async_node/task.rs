@@ -2,7 +2,7 @@
 //! this module which node is running (for runtime glue that has no
 //! context object, such as openraft's `AsyncRuntime`), counts polls
 //! against the node's budget, and turns a panic into a finding instead of
-//! letting it unwind through madsim's executor.
+//! letting it unwind through the executor.
 
 use super::host::{self, Note, Spin};
 use crate::machine::NodeId;
@@ -11,7 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-pub use madsim::task::{JoinError, JoinHandle};
+pub use tokio::task::{JoinError, JoinHandle};
 
 /// The node (and incarnation) whose dst task is running now, if one is:
 /// tokio's replacement keeps it, so that its calls reach the same node.
@@ -128,6 +128,5 @@ where
     F::Output: 'static,
 {
     let (node, inc) = current_or_panic();
-    let site = std::panic::Location::caller();
-    madsim::task::spawn_local(NodeTask::new(node, inc, fut, Some(site)))
+    tokio::dst::spawn_on_node(tokio::dst::Here { node, inc }, fut)
 }

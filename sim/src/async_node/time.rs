@@ -1,7 +1,7 @@
 //! A node's own time for async code: its clocks (skewed, drifting, as the
 //! plan sets them), sleeps on its monotonic clock, timeouts, and its
-//! random stream. Sleeps are madsim timers at the true time the node's
-//! clock reaches the deadline, so madsim orders them with everything else;
+//! random stream. Sleeps are the executor's timers at the true time the
+//! node's clock reaches the deadline, ordered with everything else;
 //! a clock fault that changes the rate after a sleep began does not move
 //! it, as with a sans-IO node's timers.
 
@@ -137,13 +137,13 @@ impl Future for Sleep {
         let this = self.get_mut();
         let (node, inc, deadline) = (this.node, this.inc, this.deadline_ns);
         let armed = &mut this.timer;
-        let Some(pending) = host::enter_call(node, inc, |c, now| {
+        let Some(pending) = host::enter_call(node, inc, |_, now| {
             if now >= deadline {
                 return false;
             }
             match armed {
                 Some(t) => t.rewake(cx),
-                None => *armed = Timer::start(c, deadline, cx),
+                None => *armed = Timer::start(deadline, cx),
             }
             armed.is_some()
         }) else {

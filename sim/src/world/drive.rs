@@ -1,10 +1,10 @@
-//! The event loop for async nodes. The world is one madsim task among the
-//! nodes' tasks: it handles every event due by madsim's clock, then waits
-//! until its next event is due or a task hands it something to carry out.
-//! madsim runs the woken tasks in an order drawn from the seed, charges
-//! each poll a little simulated time, and fires the nodes' timers in time
-//! order with the world's own; so true time is madsim's, and the world's
-//! `now` follows it.
+//! The event loop for async nodes. The world is one task of dst's executor
+//! among the nodes' tasks: it handles every event due by the executor's
+//! clock, then waits until its next event is due or a task hands it
+//! something to carry out. The executor runs the woken tasks in an order
+//! drawn from the seed, charges each poll a little simulated time, and
+//! fires the nodes' timers in time order with the world's own; so true
+//! time is the executor's, and the world's `now` follows it.
 //!
 //! A node's outputs reach the world through the outbox (see
 //! [`crate::async_node`]) in the order its tasks produced them; each run of
@@ -13,6 +13,7 @@
 
 use super::{Hooks, RunOutcome, RunSpec, Verdict, World};
 use crate::async_node::host::{self, typed, Entry, MainFn, Message, Note, Record, Sent};
+use crate::async_node::exec;
 use crate::async_node::timer::Timer;
 use crate::async_node::HostMachine;
 use crate::clock::Clock;
@@ -34,36 +35,52 @@ thread_local! {
     static WORLD_RUNNING: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Runs one seed of a scenario of async nodes on `rt`, whose seed is the
-/// run's. Every node incarnation runs `main` as its first task.
+/// Runs one seed of a scenario of async nodes inside `rt`'s context (its
+/// seed is the run's) on dst's executor. Every node incarnation runs
+/// `main` as its first task.
 pub(crate) fn run_async<M: Message, R: Record>(
     rt: &madsim::runtime::Runtime,
     spec: RunSpec<'_>,
     main: MainFn<M, R>,
 ) -> RunOutcome {
-    let time = rt.block_on(async { madsim::time::TimeHandle::current() });
-    let _installed = host::install::<M, R>(spec.scenario.nodes, main, time);
+    let seed = spec.seed;
+    let _installed = host::install::<M, R>(spec.scenario.nodes, main);
     let _async = super::InAsyncRun::enter();
     let world: RefCell<Option<AsyncWorld<'_, M, R>>> = RefCell::new(None);
-    let ran = catch_unwind(AssertUnwindSafe(|| rt.block_on(drive::<M, R>(&world, spec))));
-    if let Err(payload) = ran {
-        if WORLD_RUNNING.with(Cell::get) {
-            resume_unwind(payload);
-        }
-        let mut guard = world.borrow_mut();
-        let w = guard.as_mut().expect("the world is built before any task runs");
-        w.task_panicked(&payload);
+    let settled: RefCell<Option<RunOutcome>> = RefCell::new(None);
+    let ran = catch_unwind(AssertUnwindSafe(|| {
+        rt.block_on(async {
+            let tasks = exec::install(seed);
+            let ran = catch_unwind(AssertUnwindSafe(|| {
+                let mut driven = std::pin::pin!(drive::<M, R>(&world, spec));
+                exec::run(driven.as_mut());
+            }));
+            if let Err(payload) = ran {
+                if WORLD_RUNNING.with(Cell::get) {
+                    resume_unwind(payload);
+                }
+                let mut guard = world.borrow_mut();
+                let w = guard.as_mut().expect("the world is built before any task runs");
+                w.task_panicked(&payload);
+            }
+            let w = world
+                .borrow_mut()
+                .take()
+                .expect("the world is built before any task runs");
+            *settled.borrow_mut() = Some(w.outcome());
+            // The outcome is settled first: nothing the tasks do as they
+            // are dropped may change it, not even a panic.
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(tasks)));
+        })
+    }));
+    // A task spawned straight on madsim, past dst's executor, runs only
+    // now, once the run is over; whatever it does, even a panic, leaves
+    // the outcome as it was settled.
+    match (settled.into_inner(), ran) {
+        (Some(out), _) => out,
+        (None, Err(payload)) => resume_unwind(payload),
+        (None, Ok(())) => unreachable!("the outcome is settled before the run returns"),
     }
-    let live = host::live_nodes();
-    let w = world
-        .borrow_mut()
-        .take()
-        .expect("the world is built before any task runs");
-    let out = w.outcome();
-    // The outcome is settled first: nothing the reaped tasks do may change
-    // it, not even a panic while their futures drop.
-    let _ = catch_unwind(AssertUnwindSafe(|| rt.block_on(host::reap(live))));
-    out
 }
 
 async fn drive<'a, M: Message, R: Record>(slot: &RefCell<Option<AsyncWorld<'a, M, R>>>, spec: RunSpec<'a>) {
@@ -219,14 +236,11 @@ impl<'a, M: Message, R: Record> AsyncWorld<'a, M, R> {
         self.verdict = Some(Verdict::error(format!("{who} panicked: {message}"), vec![i]));
     }
 
-    /// A task dst did not spawn (one of a shimmed `tokio::spawn`) panicked
-    /// and madsim let the panic out of the run.
+    /// A panic got out of a task's poll past the wrapper that turns it
+    /// into a finding.
     fn task_panicked(&mut self, payload: &Box<dyn std::any::Any + Send>) {
         self.now = self.now.max(host::with_core(|c| host::now_ns(c)));
-        let node = super::take_panic_host()
-            .as_deref()
-            .and_then(host::parse_node_name)
-            .map(|(n, _)| n);
+        let node = super::take_panic_node();
         if payload.is::<host::Spin>() {
             let who = node.map_or("a task".to_string(), |n| format!("a task of node {n}"));
             self.stalled(format!(
@@ -247,7 +261,7 @@ impl<'a, M: Message, R: Record> AsyncWorld<'a, M, R> {
     }
 }
 
-/// The madsim timer that wakes the world at its next event. Most waits end
+/// The timer that wakes the world at its next event. Most waits end
 /// early, woken by a task, and wait again for the same event: they keep the
 /// timer already armed for it rather than arming one more.
 #[derive(Default)]
@@ -266,7 +280,7 @@ impl Alarm {
             }
         }
         self.disarm();
-        match host::with_core(|c| Timer::start(c, deadline_ns, cx)) {
+        match Timer::start(deadline_ns, cx) {
             Some(t) => {
                 self.armed = Some((deadline_ns, t));
                 true
@@ -275,7 +289,6 @@ impl Alarm {
         }
     }
 
-    /// A timer stays in madsim's heap until it fires: then it wakes nothing.
     fn disarm(&mut self) {
         if let Some((_, timer)) = self.armed.take() {
             timer.stop();
@@ -289,8 +302,8 @@ impl Drop for Alarm {
     }
 }
 
-/// The world's wait for its next event: woken by madsim's timer at that
-/// time, or earlier by a task that queued an output.
+/// The world's wait for its next event: woken by its timer at that time,
+/// or earlier by a task that queued an output.
 struct WaitFor<'w> {
     deadline_ns: u64,
     alarm: &'w mut Alarm,
@@ -333,15 +346,11 @@ impl<M: Message, R: Record> Hooks for AsyncHooks<M, R> {
     }
 
     fn pause(&self, node: NodeId) {
-        if let Some(id) = host::with_core(|c| c.nodes[node].madsim) {
-            madsim::runtime::Handle::current().pause(id);
-        }
+        exec::pause(node);
     }
 
     fn resume(&self, node: NodeId) {
-        if let Some(id) = host::with_core(|c| c.nodes[node].madsim) {
-            madsim::runtime::Handle::current().resume(id);
-        }
+        exec::resume(node);
     }
 
     fn reseed(&self, seed: u64) {

@@ -20,7 +20,7 @@ mod targeted;
 mod verdict;
 
 pub use crate::panics::{install_panic_hook, panic_text};
-pub(crate) use crate::panics::{take_panic_host, InAsyncRun, InRun};
+pub(crate) use crate::panics::{take_panic_node, InAsyncRun, InRun};
 pub(crate) use async_run::run_async_nodes;
 pub use class::{cause, cause_of, classify, Class, PANIC};
 pub use verdict::{Overrides, RunOutcome, RunSpec, Status, Verdict};
