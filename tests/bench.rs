@@ -7,7 +7,11 @@ use serde_json::Value;
 use std::process::{Command, Output};
 
 fn dst(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dst")).env("DST_MIN_FREE", "0").args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_dst"))
+        .env("DST_MIN_FREE", "0")
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn positive(v: &Value, field: &str) -> f64 {

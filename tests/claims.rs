@@ -144,7 +144,8 @@ fn text_from_a_summary_reaches_the_terminal_and_the_job_page_as_text() {
     v["scenarios"][0]["scenario"] = hostile.into();
     write(&s, &v);
     let page = dir.join("page.md");
-    let o = Command::new(env!("CARGO_BIN_EXE_dst")).env("DST_MIN_FREE", "0")
+    let o = Command::new(env!("CARGO_BIN_EXE_dst"))
+        .env("DST_MIN_FREE", "0")
         .args(["merge", "s.json"])
         .current_dir(&dir)
         .env("GITHUB_STEP_SUMMARY", &page)

@@ -259,7 +259,14 @@ fn a_low_disk_stops_the_reports_not_the_fuzzing() {
     );
     // DST_MIN_FREE sets the floor where no flag does.
     let o = Command::new(env!("CARGO_BIN_EXE_dst"))
-        .args(["fuzz", "raft-read-index", "--seeds", "0..8", "--bug", "read-without-quorum"])
+        .args([
+            "fuzz",
+            "raft-read-index",
+            "--seeds",
+            "0..8",
+            "--bug",
+            "read-without-quorum",
+        ])
         .arg("--report-dir")
         .arg(dir.join("by-env"))
         .env("DST_MIN_FREE", "1000000T")

@@ -112,7 +112,8 @@ fn starved(dir: &std::path::Path) -> std::path::PathBuf {
 fn together(n: usize, sc: &std::path::Path, cursor: &std::path::Path, extra: &[&str]) -> Vec<Vec<u64>> {
     let children: Vec<_> = (0..n)
         .map(|k| {
-            Command::new(env!("CARGO_BIN_EXE_dst")).env("DST_MIN_FREE", "0")
+            Command::new(env!("CARGO_BIN_EXE_dst"))
+                .env("DST_MIN_FREE", "0")
                 .args([
                     "fuzz",
                     sc.to_str().unwrap(),

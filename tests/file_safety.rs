@@ -132,7 +132,8 @@ fn concurrent_campaigns_growing_one_corpus_lose_no_line() {
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            Command::new(env!("CARGO_BIN_EXE_dst")).env("DST_MIN_FREE", "0")
+            Command::new(env!("CARGO_BIN_EXE_dst"))
+                .env("DST_MIN_FREE", "0")
                 .args([
                     "fuzz",
                     f.to_str().unwrap(),
@@ -260,7 +261,8 @@ fn an_input_that_would_block_or_never_end_is_refused() {
         vec!["fuzz", "raft-crash-restart", "--seeds", "0..1", "--cursor", f],
     ];
     for args in cases {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_dst")).env("DST_MIN_FREE", "0")
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dst"))
+            .env("DST_MIN_FREE", "0")
             .args(&args)
             .current_dir(&d)
             .stdout(std::process::Stdio::null())
@@ -301,7 +303,8 @@ fn a_job_summary_that_is_a_fifo_or_a_link_is_not_written() {
     let link = d.join("link.md");
     std::os::unix::fs::symlink(d.join("elsewhere.md"), &link).unwrap();
     for (path, what) in [(&fifo, "not a regular file"), (&link, "a symbolic link")] {
-        let o = Command::new(env!("CARGO_BIN_EXE_dst")).env("DST_MIN_FREE", "0")
+        let o = Command::new(env!("CARGO_BIN_EXE_dst"))
+            .env("DST_MIN_FREE", "0")
             .args(["fuzz", "raft-crash-restart", "--seeds", "0..2"])
             .current_dir(&d)
             .env("GITHUB_STEP_SUMMARY", path)

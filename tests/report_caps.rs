@@ -28,7 +28,8 @@ fn campaign(dir: &Path, extra: &[&str]) -> (Value, Vec<String>) {
         summary.display().to_string(),
     ];
     args.extend(extra.iter().map(|s| s.to_string()));
-    let o = Command::new(env!("CARGO_BIN_EXE_dst")).env("DST_MIN_FREE", "0")
+    let o = Command::new(env!("CARGO_BIN_EXE_dst"))
+        .env("DST_MIN_FREE", "0")
         .args(&args)
         .env_remove("GITHUB_STEP_SUMMARY")
         .output()

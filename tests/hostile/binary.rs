@@ -27,7 +27,8 @@ fn fresh(test: &str) -> PathBuf {
 }
 
 fn dst(dir: &Path, args: &[OsString]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dst")).env("DST_MIN_FREE", "0")
+    Command::new(env!("CARGO_BIN_EXE_dst"))
+        .env("DST_MIN_FREE", "0")
         .current_dir(dir)
         .args(args)
         .stdin(Stdio::null())

@@ -93,7 +93,8 @@ fn fixtures(name: &str) -> PathBuf {
     std::fs::create_dir_all(d.join("sub")).expect("temp dir");
     scenario_file("raft-crash-restart", &[], &d.join("s.json"));
     let run = |args: &[&str]| {
-        let o = Command::new(DST).env("DST_MIN_FREE", "0")
+        let o = Command::new(DST)
+            .env("DST_MIN_FREE", "0")
             .args(args)
             .current_dir(&d)
             .env_remove("GITHUB_STEP_SUMMARY")

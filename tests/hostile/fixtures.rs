@@ -7,7 +7,8 @@ use std::process::{Command, Output};
 
 /// `dst ARGS` run in `dir`, with no CI job page to write to.
 pub fn dst(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dst")).env("DST_MIN_FREE", "0")
+    Command::new(env!("CARGO_BIN_EXE_dst"))
+        .env("DST_MIN_FREE", "0")
         .args(args)
         .current_dir(dir)
         .env_remove("GITHUB_STEP_SUMMARY")

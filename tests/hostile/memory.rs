@@ -25,7 +25,8 @@ fn dir() -> &'static PathBuf {
     static D: OnceLock<PathBuf> = OnceLock::new();
     D.get_or_init(|| {
         let d = folder("memory");
-        let o = Command::new(env!("CARGO_BIN_EXE_dst")).env("DST_MIN_FREE", "0")
+        let o = Command::new(env!("CARGO_BIN_EXE_dst"))
+            .env("DST_MIN_FREE", "0")
             .args(["run", "raft-crash-restart", "--seed", "2", "--report", "good.json"])
             .current_dir(&d)
             .output()

@@ -65,7 +65,6 @@ struct Task {
     /// Out of the slot while it is polled.
     fut: Option<Boxed>,
     owner: Owner,
-    gen: u32,
     /// Out of the slot with the future while it is polled.
     waker: Option<Waker>,
     flag: Arc<Flag>,
@@ -113,6 +112,8 @@ struct Exec {
     rng: Mix,
     tasks: Vec<Option<Task>>,
     free_tasks: Vec<u32>,
+    /// Each task slot's generation: one more each time it is freed, so a
+    /// stale wakeup names a slot's past task and finds nothing.
     gens: Vec<u32>,
     ready: Vec<(u32, u32)>,
     world_ready: bool,
@@ -160,7 +161,6 @@ pub(crate) fn spawn(owner: Owner, fut: Boxed) {
         e.tasks[slot as usize] = Some(Task {
             fut: Some(fut),
             owner,
-            gen,
             waker: Some(waker),
             flag,
         });
@@ -242,18 +242,7 @@ pub(crate) fn timer_rewake(key: TimerKey, waker: &Waker) {
 
 /// The timer is gone: it wakes nobody.
 pub(crate) fn timer_cancel(key: TimerKey) {
-    let gone = EXEC.try_with(|e| {
-        let mut e = e.try_borrow_mut().ok()?;
-        let e = e.as_mut()?;
-        let t = e.timers.get_mut(key.0 as usize)?;
-        if t.gen != key.1 || t.waker.is_none() {
-            return None;
-        }
-        let w = t.waker.take();
-        t.gen = t.gen.wrapping_add(1);
-        e.free_timers.push(key.0);
-        w
-    });
+    let gone = EXEC.try_with(|e| e.try_borrow_mut().ok()?.as_mut()?.disarm(key));
     drop(gone);
 }
 
@@ -264,6 +253,27 @@ impl Exec {
         self.gens[slot as usize] = self.gens[slot as usize].wrapping_add(1);
         self.free_tasks.push(slot);
         Some(t)
+    }
+
+    /// The task in `slot` if it is still the one of generation `gen`.
+    fn live(&mut self, slot: u32, gen: u32) -> Option<&mut Task> {
+        if self.gens.get(slot as usize) != Some(&gen) {
+            return None;
+        }
+        self.tasks[slot as usize].as_mut()
+    }
+
+    /// Takes the waker of the timer `key` names, freeing its slot, if it is
+    /// still armed.
+    fn disarm(&mut self, key: TimerKey) -> Option<Waker> {
+        let t = self.timers.get_mut(key.0 as usize)?;
+        if t.gen != key.1 {
+            return None;
+        }
+        let w = t.waker.take()?;
+        t.gen = t.gen.wrapping_add(1);
+        self.free_timers.push(key.0);
+        Some(w)
     }
 
     /// Moves what was woken onto the ready list.
@@ -297,14 +307,14 @@ impl Exec {
                 return Some(Picked::World);
             }
             let (slot, gen) = self.ready.swap_remove(i);
-            let paused = &self.paused;
-            let Some(t) = self.tasks.get_mut(slot as usize).and_then(|t| t.as_mut()).filter(|t| t.gen == gen) else {
+            let Some(node) = self.live(slot, gen).map(|t| t.owner.0) else {
                 continue;
             };
-            if paused.contains(&t.owner.0) {
-                self.parked.push((t.owner.0, slot, gen));
+            if self.paused.contains(&node) {
+                self.parked.push((node, slot, gen));
                 continue;
             }
+            let t = self.live(slot, gen).expect("looked up above");
             let (Some(fut), Some(waker)) = (t.fut.take(), t.waker.take()) else {
                 continue;
             };
@@ -320,26 +330,19 @@ impl Exec {
     fn charge(&mut self) {
         let cost = 50 + self.rng.below(50);
         self.advance(now_ns() + cost);
-        let now = now_ns();
-        while self.heap.peek().is_some_and(|Reverse((at, ..))| *at <= now) {
-            self.fire_first();
-        }
+        self.fire_due(now_ns());
     }
 
-    /// Fires the timer first in the heap, if it is still armed.
-    fn fire_first(&mut self) {
-        let Some(Reverse((_, _, slot, gen))) = self.heap.pop() else {
-            return;
-        };
-        let t = &mut self.timers[slot as usize];
-        if t.gen != gen || t.waker.is_none() {
-            return;
-        }
-        let w = t.waker.take();
-        t.gen = t.gen.wrapping_add(1);
-        self.free_timers.push(slot);
-        if let Some(w) = w {
-            w.wake();
+    /// Fires every timer armed for `upto_ns` or earlier, in deadline order.
+    fn fire_due(&mut self, upto_ns: u64) {
+        while let Some(&Reverse((at, _, slot, gen))) = self.heap.peek() {
+            if at > upto_ns {
+                return;
+            }
+            self.heap.pop();
+            if let Some(w) = self.disarm(TimerKey(slot, gen)) {
+                w.wake();
+            }
         }
     }
 
@@ -350,7 +353,8 @@ impl Exec {
         const MS: u64 = 1_000_000;
         if now >= self.madsim_ns + MS {
             let to = now - now % MS;
-            self.madsim.advance(std::time::Duration::from_nanos(to - self.madsim_ns));
+            self.madsim
+                .advance(std::time::Duration::from_nanos(to - self.madsim_ns));
             self.madsim_ns = to;
         }
     }
@@ -365,9 +369,7 @@ impl Exec {
                 continue;
             }
             self.advance(at);
-            while self.heap.peek().is_some_and(|Reverse((due, ..))| *due <= at) {
-                self.fire_first();
-            }
+            self.fire_due(at);
             return true;
         }
         false
@@ -408,12 +410,10 @@ pub(crate) fn install(seed: u64) -> Installed {
             seq: 0,
             madsim,
             madsim_ns,
-
         })
     });
     Installed
 }
-
 
 /// Runs `world`, and the tasks that it and they spawn, until `world`
 /// returns.
@@ -443,14 +443,14 @@ pub(crate) fn run(mut world: Pin<&mut dyn Future<Output = ()>>) {
                         e.charge();
                         match polled {
                             Poll::Ready(()) => (e.release(slot), Some((fut, waker))),
-                            Poll::Pending => match e.tasks.get_mut(slot as usize).and_then(|t| t.as_mut()) {
-                                Some(t) if t.gen == gen => {
+                            Poll::Pending => match e.live(slot, gen) {
+                                Some(t) => {
                                     t.fut = Some(fut);
                                     t.waker = Some(waker);
                                     (None, None)
                                 }
                                 // Killed while it ran.
-                                _ => (None, Some((fut, waker))),
+                                None => (None, Some((fut, waker))),
                             },
                         }
                     });
@@ -465,8 +465,8 @@ pub(crate) fn run(mut world: Pin<&mut dyn Future<Output = ()>>) {
     }
 }
 
-/// Drops every task left, once the run is over, then the executor.
-pub(crate) fn reap() {
+/// Drops every task left, once the run is over.
+fn reap() {
     for _ in 0..REAP_ROUNDS {
         let left: Vec<Task> = EXEC
             .try_with(|e| {

@@ -82,9 +82,6 @@ pub(crate) struct Core {
     pub(crate) typed: Box<dyn Any>,
     /// Pushes a note into the typed outbox (monomorphized at install).
     pub(crate) note: fn(&mut dyn Any, NodeId, u64, Note),
-    /// True time while a dst task is polled: it moves only between
-    /// polls, so calls within one need not read the clock again.
-    pub(crate) poll_now: Option<u64>,
     /// The sleeps of tokio's replacement, by the slot it knows them by.
     pub(crate) sleeps: BTreeMap<u64, super::time::Sleep>,
     pub(crate) next_sleep: u64,
@@ -176,7 +173,9 @@ thread_local! {
     static CORE: RefCell<Option<Core>> = const { RefCell::new(None) };
 }
 
-pub(crate) fn now_ns(_core: &Core) -> u64 {
+/// True time of the run, in ns: the executor's clock, which moves only
+/// between polls, so every call within one poll reads the same time.
+pub(crate) fn now_ns() -> u64 {
     super::exec::now_ns()
 }
 
@@ -198,7 +197,7 @@ pub(crate) fn try_with_core<T>(f: impl FnOnce(&mut Core) -> T) -> Option<T> {
 /// poll's budget, and refused (None) if that incarnation is gone.
 pub(crate) fn enter_call<T>(node: NodeId, inc: u64, f: impl FnOnce(&mut Core, u64) -> T) -> Option<T> {
     let (out, spin) = with_core(|c| {
-        let now = c.poll_now.unwrap_or_else(|| now_ns(c));
+        let now = now_ns();
         let n = &mut c.nodes[node];
         if n.inc != inc || !n.up {
             return (None, false);
@@ -221,7 +220,7 @@ pub(crate) fn enter_call<T>(node: NodeId, inc: u64, f: impl FnOnce(&mut Core, u6
 /// not (the incarnation is gone, or the node is busy looping: reported).
 pub(crate) fn enter_poll(node: NodeId, inc: u64, site: super::task::Site) -> bool {
     with_core(|c| {
-        let now = now_ns(c);
+        let now = now_ns();
         let n = &mut c.nodes[node];
         if n.inc != inc || !n.up {
             return false;
@@ -241,7 +240,6 @@ pub(crate) fn enter_poll(node: NodeId, inc: u64, site: super::task::Site) -> boo
             }
         }
         if n.polls <= POLLS_PER_SIM_MS_MAX {
-            c.poll_now = Some(now);
             return true;
         }
         if !n.stalled {
@@ -281,11 +279,6 @@ pub(crate) fn short_path(file: &str) -> &str {
         }
     }
     file
-}
-
-/// The poll [`enter_poll`] let run is over.
-pub(crate) fn leave_poll() {
-    let _ = try_with_core(|c| c.poll_now = None);
 }
 
 pub(crate) fn note(c: &mut Core, node: NodeId, inc: u64, what: Note) {
@@ -408,10 +401,7 @@ fn push_note<M: Message, R: Record>(typed: &mut dyn Any, node: NodeId, inc: u64,
 
 /// Installs the state of a run of `nodes` async nodes on this thread;
 /// dropping the guard removes it.
-pub(crate) fn install<M: Message, R: Record>(
-    nodes: usize,
-    main: MainFn<M, R>,
-) -> Installed {
+pub(crate) fn install<M: Message, R: Record>(nodes: usize, main: MainFn<M, R>) -> Installed {
     let core = Core {
         nodes: (0..nodes).map(|_| NodeCore::new()).collect(),
         world: None,
@@ -422,7 +412,6 @@ pub(crate) fn install<M: Message, R: Record>(
             main,
         }),
         note: push_note::<M, R>,
-        poll_now: None,
         sleeps: BTreeMap::new(),
         next_sleep: 0,
         nets: (0..nodes).map(|_| super::net::NodeNet::default()).collect(),
@@ -537,7 +526,7 @@ impl<M: Message, R: Record> Machine for HostMachine<M, R> {
         let read = io.read_disk().map(|_| ());
         let node = self.node;
         let inc = with_core(|c| {
-            let now = now_ns(c);
+            let now = now_ns();
             let n = &mut c.nodes[node];
             n.inc += 1;
             n.up = true;

@@ -34,7 +34,7 @@ fn sockets<T>(here: Here, f: impl FnOnce(&mut host::Core) -> io::Result<T>) -> i
 /// A call on `here`'s files, with whether its disk is full now.
 fn files<T>(here: Here, f: impl FnOnce(&mut fs::NodeFs, bool) -> io::Result<T>) -> io::Result<T> {
     sockets(here, |c| {
-        let full = c.poll_now.unwrap_or_else(|| host::now_ns(c)) < c.nodes[here.node].no_space_until;
+        let full = host::now_ns() < c.nodes[here.node].no_space_until;
         f(fs::of(c, here.node), full)
     })
 }
@@ -200,7 +200,7 @@ impl Sim for Shim {
     fn fs_sync(&self, here: Here, file: u64, slot: &mut u64, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         poll_sockets(here, |c| {
             if *slot == 0 {
-                let now = c.poll_now.unwrap_or_else(|| host::now_ns(c));
+                let now = host::now_ns();
                 if now < c.nodes[here.node].no_space_until {
                     return Poll::Ready(Err(io::Error::new(
                         io::ErrorKind::StorageFull,

@@ -83,7 +83,6 @@ impl<F: Future> Future for NodeTask<F> {
         });
         let polled = catch_unwind(AssertUnwindSafe(|| this.fut.as_mut().poll(cx)));
         drop(entered);
-        host::leave_poll();
         match polled {
             Ok(Poll::Ready(v)) => {
                 if this.main {

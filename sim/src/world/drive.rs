@@ -12,8 +12,8 @@
 //! async nodes as they see sans-IO ones.
 
 use super::{Hooks, RunOutcome, RunSpec, Verdict, World};
-use crate::async_node::host::{self, typed, Entry, MainFn, Message, Note, Record, Sent};
 use crate::async_node::exec;
+use crate::async_node::host::{self, typed, Entry, MainFn, Message, Note, Record, Sent};
 use crate::async_node::timer::Timer;
 use crate::async_node::HostMachine;
 use crate::clock::Clock;
@@ -134,7 +134,7 @@ impl<'a, M: Message, R: Record> AsyncWorld<'a, M, R> {
     /// next event, or None once the run is over.
     fn turn(&mut self) -> Option<u64> {
         loop {
-            self.now = self.now.max(host::with_core(|c| host::now_ns(c)));
+            self.now = self.now.max(host::now_ns());
             self.drain();
             if self.verdict.is_some() {
                 return None;
@@ -239,7 +239,7 @@ impl<'a, M: Message, R: Record> AsyncWorld<'a, M, R> {
     /// A panic got out of a task's poll past the wrapper that turns it
     /// into a finding.
     fn task_panicked(&mut self, payload: &Box<dyn std::any::Any + Send>) {
-        self.now = self.now.max(host::with_core(|c| host::now_ns(c)));
+        self.now = self.now.max(host::now_ns());
         let node = super::take_panic_node();
         if payload.is::<host::Spin>() {
             let who = node.map_or("a task".to_string(), |n| format!("a task of node {n}"));
