@@ -39,12 +39,13 @@ pub trait Sim: Sync {
     fn mono_ns(&self, here: Here) -> u64;
 
     /// Polls a sleep until the node's monotonic clock reads
-    /// `deadline_mono_ns`. `slot` is 0 until the first pending poll arms a
-    /// timer, then names it; [`Sim::sleep_drop`] releases it.
-    fn sleep_poll(&self, here: Here, slot: &mut u64, deadline_mono_ns: u64, cx: &mut Context<'_>) -> Poll<()>;
+    /// `deadline_mono_ns`; what the simulator keeps of it between polls
+    /// lives in `state`, which [`Sim::sleep_drop`] releases.
+    fn sleep_poll(&self, here: Here, state: &mut SleepState, deadline_mono_ns: u64, cx: &mut Context<'_>) -> Poll<()>;
 
-    /// The sleep armed in `slot` is dropped or moved to another deadline.
-    fn sleep_drop(&self, slot: u64);
+    /// The sleep of `state` is dropped, has ended or moves to another
+    /// deadline: its timer wakes nobody and its node stops counting it.
+    fn sleep_drop(&self, here: Here, state: &mut SleepState);
 
     /// Fills `dest` from the node's own random stream, or (`None`, code of
     /// the run outside every node) from the run's.
@@ -131,6 +132,19 @@ pub trait Sim: Sync {
     fn fs_hard_link(&self, here: Here, from: &Path, to: &Path) -> io::Result<()>;
     /// What directory `path` holds: each path, and whether it is a directory.
     fn fs_read_dir(&self, here: Here, path: &Path) -> io::Result<Vec<(PathBuf, bool)>>;
+}
+
+/// What the simulator keeps of a pending sleep, held in the sleep itself
+/// (plain data, so a sleep stays `Send` as tokio's is). Only the [`Sim`]
+/// reads or writes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SleepState {
+    /// The true time at which it ends, once a pending poll has set it.
+    pub until_ns: Option<u64>,
+    /// The simulator's timer for it, while one is armed.
+    pub timer: Option<u64>,
+    /// Whether its node counts it among the sleeps that will wake a task.
+    pub counted: bool,
 }
 
 /// How a file is opened, as tokio's `OpenOptions` set it.

@@ -83,7 +83,10 @@ impl Wake for Flag {
         self.wake_by_ref();
     }
     fn wake_by_ref(self: &Arc<Self>) {
-        if !self.queued.swap(true, Ordering::Relaxed) {
+        // A run is one thread: a load before the store spares the locked
+        // swap most wakeups would pay (a task is mostly woken when queued).
+        if !self.queued.load(Ordering::Relaxed) {
+            self.queued.store(true, Ordering::Relaxed);
             let _ = WOKEN.try_with(|w| {
                 if let Ok(mut w) = w.try_borrow_mut() {
                     w.push((self.run, self.slot, self.gen));
@@ -106,6 +109,17 @@ struct Timer {
 /// An armed timer, to rewake or cancel: its slot and generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TimerKey(u32, u32);
+
+impl TimerKey {
+    /// The key as plain data, for a timer's owner outside this crate.
+    pub(crate) fn to_bits(self) -> u64 {
+        u64::from(self.0) << 32 | u64::from(self.1)
+    }
+
+    pub(crate) fn from_bits(bits: u64) -> TimerKey {
+        TimerKey((bits >> 32) as u32, bits as u32)
+    }
+}
 
 struct Exec {
     run: u64,
@@ -209,7 +223,28 @@ pub(crate) fn resume(node: NodeId) {
 
 /// Arms a timer that wakes `waker` at true time `at_ns`.
 pub(crate) fn timer_start(at_ns: u64, waker: Waker) -> TimerKey {
-    with(|e| {
+    with(|e| e.arm(at_ns, waker))
+}
+
+/// Moves timer `key` to `at_ns`, waking `waker` then: as cancelling it and
+/// arming another, but the waker it holds is kept when it is the same.
+pub(crate) fn timer_move(key: TimerKey, at_ns: u64, waker: &Waker) -> TimerKey {
+    let (key, old) = with(|e| {
+        let old = e.disarm(key);
+        let (w, old) = match old {
+            Some(w) if w.will_wake(waker) => (w, None),
+            old => (waker.clone(), old),
+        };
+        (e.arm(at_ns, w), old)
+    });
+    // Outside the borrow, as every waker this executor drops.
+    drop(old);
+    key
+}
+
+impl Exec {
+    fn arm(&mut self, at_ns: u64, waker: Waker) -> TimerKey {
+        let e = self;
         let slot = match e.free_timers.pop() {
             Some(s) => s,
             None => {
@@ -223,7 +258,7 @@ pub(crate) fn timer_start(at_ns: u64, waker: Waker) -> TimerKey {
         e.seq += 1;
         e.heap.push(Reverse((at_ns, e.seq, slot, gen)));
         TimerKey(slot, gen)
-    })
+    }
 }
 
 /// The timer wakes `waker` instead, when it fires.

@@ -76,15 +76,16 @@ pub(crate) enum Note {
 
 pub(crate) struct Core {
     pub(crate) nodes: Vec<NodeCore>,
-    /// The world task, when it waits for its next event.
+    /// The world task's waker, kept across its waits (cloning it per
+    /// wait showed in profiles).
     pub(crate) world: Option<Waker>,
+    /// Whether the world waits for its next event: the first output since
+    /// wakes it, the rest find it awake.
+    pub(crate) world_waits: bool,
     /// The typed part: a `Host<M, R>`.
     pub(crate) typed: Box<dyn Any>,
     /// Pushes a note into the typed outbox (monomorphized at install).
     pub(crate) note: fn(&mut dyn Any, NodeId, u64, Note),
-    /// The sleeps of tokio's replacement, by the slot it knows them by.
-    pub(crate) sleeps: BTreeMap<u64, super::time::Sleep>,
-    pub(crate) next_sleep: u64,
     /// Each node's sockets (of tokio's replacement), cleared at every boot and crash.
     pub(crate) nets: Vec<super::net::NodeNet>,
     /// Each node's files (of tokio's replacement), rebuilt from its disk at every boot.
@@ -290,8 +291,10 @@ pub(crate) fn note(c: &mut Core, node: NodeId, inc: u64, what: Note) {
 }
 
 pub(crate) fn wake_world(c: &mut Core) {
-    if let Some(w) = c.world.take() {
-        w.wake();
+    if std::mem::take(&mut c.world_waits) {
+        if let Some(w) = &c.world {
+            w.wake_by_ref();
+        }
     }
 }
 
@@ -405,6 +408,7 @@ pub(crate) fn install<M: Message, R: Record>(nodes: usize, main: MainFn<M, R>) -
     let core = Core {
         nodes: (0..nodes).map(|_| NodeCore::new()).collect(),
         world: None,
+        world_waits: false,
         typed: Box::new(Host::<M, R> {
             nodes: (0..nodes).map(|_| NodeHost::default()).collect(),
             outbox: Vec::new(),
@@ -412,8 +416,6 @@ pub(crate) fn install<M: Message, R: Record>(nodes: usize, main: MainFn<M, R>) -
             main,
         }),
         note: push_note::<M, R>,
-        sleeps: BTreeMap::new(),
-        next_sleep: 0,
         nets: (0..nodes).map(|_| super::net::NodeNet::default()).collect(),
         fss: (0..nodes).map(|_| super::fs::NodeFs::default()).collect(),
         push: push_raw_typed::<M, R>,

@@ -5,17 +5,17 @@
 //! stream. Installed for every run of async nodes.
 
 use super::fs;
-use super::host::{self, enter_call, with_core, Raw};
+use super::host::{self, enter_call, Raw};
 use super::net;
 use super::task::NodeTask;
-use super::time::{self, Sleep};
+use super::time;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use tokio::dst::{FileMeta, Here, OpenFlags, Sim};
+use tokio::dst::{FileMeta, Here, OpenFlags, Sim, SleepState};
 
 /// What a socket call of an incarnation that is gone returns.
 fn gone() -> io::Error {
@@ -41,7 +41,7 @@ fn files<T>(here: Here, f: impl FnOnce(&mut fs::NodeFs, bool) -> io::Result<T>) 
 
 /// [`sockets`] for a poll; an incarnation gone never wakes it.
 fn poll_sockets<T>(here: Here, f: impl FnOnce(&mut host::Core) -> Poll<io::Result<T>>) -> Poll<io::Result<T>> {
-    enter_call(here.node, here.inc, |c, _| f(c)).unwrap_or(Poll::Ready(Err(gone())))
+    enter_call(here.node, here.inc, |c, _| f(c)).unwrap_or_else(|| Poll::Ready(Err(gone())))
 }
 
 pub(crate) struct Shim;
@@ -68,33 +68,25 @@ impl Sim for Shim {
         time::mono_ns(here.node, here.inc)
     }
 
-    fn sleep_poll(&self, here: Here, slot: &mut u64, deadline_mono_ns: u64, cx: &mut Context<'_>) -> Poll<()> {
-        if *slot == 0 {
-            let now = time::mono_ns(here.node, here.inc);
-            if now >= deadline_mono_ns {
-                return Poll::Ready(());
-            }
-            let sleep = Sleep::after(here.node, here.inc, deadline_mono_ns - now);
-            *slot = with_core(|c| {
-                c.next_sleep += 1;
-                c.sleeps.insert(c.next_sleep, sleep);
-                c.next_sleep
+    fn sleep_poll(&self, here: Here, state: &mut SleepState, deadline_mono_ns: u64, cx: &mut Context<'_>) -> Poll<()> {
+        if state.until_ns.is_none() {
+            let until = host::enter_call(here.node, here.inc, |c, now| {
+                let clock = &c.nodes[here.node].clock;
+                let mono = clock.mono_ns(now);
+                (mono < deadline_mono_ns).then(|| clock.true_after(now, deadline_mono_ns - mono))
             });
+            match until {
+                Some(None) => return Poll::Ready(()),
+                Some(Some(t)) => state.until_ns = Some(t),
+                // The incarnation is gone: it never wakes.
+                None => return Poll::Pending,
+            }
         }
-        // Out of the table while it is polled: polling calls into dst.
-        let Some(mut sleep) = with_core(|c| c.sleeps.remove(slot)) else {
-            return Poll::Pending;
-        };
-        let polled = Pin::new(&mut sleep).poll(cx);
-        if polled.is_pending() {
-            with_core(|c| c.sleeps.insert(*slot, sleep));
-        }
-        polled
+        time::poll_sleep(here.node, here.inc, state, cx)
     }
 
-    fn sleep_drop(&self, slot: u64) {
-        let gone = host::try_with_core(|c| c.sleeps.remove(&slot)).flatten();
-        drop(gone);
+    fn sleep_drop(&self, here: Here, state: &mut SleepState) {
+        time::release(here.node, here.inc, state);
     }
 
     fn fill_random(&self, here: Option<Here>, dest: &mut [u8]) {

@@ -5,14 +5,15 @@
 //! a clock fault that changes the rate after a sleep began does not move
 //! it, as with a sans-IO node's timers.
 
-use super::host::{self, with_core};
+use super::exec::{self, TimerKey};
+use super::host;
 use super::task::current_or_panic;
-use super::timer::Timer;
 use crate::machine::NodeId;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
+use tokio::dst::SleepState;
 
 /// The running node's monotonic clock, in ns (drifts, never jumps).
 pub fn now_mono_ns() -> u64 {
@@ -98,34 +99,20 @@ pub fn timeout_at_mono<F: Future>(mono_ns: u64, fut: F) -> Timeout<F> {
 pub struct Sleep {
     node: NodeId,
     inc: u64,
-    /// True time at which it ends.
-    deadline_ns: u64,
-    timer: Option<Timer>,
-    counted: bool,
+    state: SleepState,
 }
 
 impl Sleep {
     pub(crate) fn after(node: NodeId, inc: u64, after_ns: u64) -> Sleep {
-        let deadline_ns =
+        let until =
             host::enter_call(node, inc, |c, now| c.nodes[node].clock.true_after(now, after_ns)).unwrap_or(u64::MAX);
         Sleep {
             node,
             inc,
-            deadline_ns,
-            timer: None,
-            counted: false,
-        }
-    }
-
-    fn uncount(&mut self) {
-        if std::mem::take(&mut self.counted) {
-            let (node, inc) = (self.node, self.inc);
-            host::try_with_core(|c| {
-                let n = &mut c.nodes[node];
-                if n.inc == inc {
-                    n.sleeping = n.sleeping.saturating_sub(1);
-                }
-            });
+            state: SleepState {
+                until_ns: Some(until),
+                ..SleepState::default()
+            },
         }
     }
 }
@@ -135,42 +122,57 @@ impl Future for Sleep {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.get_mut();
-        let (node, inc, deadline) = (this.node, this.inc, this.deadline_ns);
-        let armed = &mut this.timer;
-        let Some(pending) = host::enter_call(node, inc, |_, now| {
-            if now >= deadline {
-                return false;
-            }
-            match armed {
-                Some(t) => t.rewake(cx),
-                None => *armed = Timer::start(deadline, cx),
-            }
-            armed.is_some()
-        }) else {
-            // The incarnation is gone: it never wakes.
-            return Poll::Pending;
-        };
-        if !pending {
-            this.timer = None;
-            this.uncount();
-            return Poll::Ready(());
-        }
-        if !this.counted {
-            this.counted = true;
-            with_core(|c| {
-                let n = &mut c.nodes[node];
-                if n.inc == inc {
-                    n.sleeping += 1;
-                }
-            });
-        }
-        Poll::Pending
+        poll_sleep(this.node, this.inc, &mut this.state, cx)
     }
 }
 
 impl Drop for Sleep {
     fn drop(&mut self) {
-        self.uncount();
+        release(self.node, self.inc, &mut self.state);
+    }
+}
+
+/// Polls a sleep of `inc` of `node` that ends at true time
+/// `state.until_ns`: arms its timer (or has it wake this task now) while it
+/// is pending, and counts it as the node's sleep. A sleep of an
+/// incarnation gone never ends.
+pub(crate) fn poll_sleep(node: NodeId, inc: u64, state: &mut SleepState, cx: &mut Context<'_>) -> Poll<()> {
+    let until = state.until_ns.unwrap_or(u64::MAX);
+    let pending = host::enter_call(node, inc, |c, now| {
+        if now >= until {
+            return false;
+        }
+        match state.timer {
+            Some(key) => exec::timer_rewake(TimerKey::from_bits(key), cx.waker()),
+            None => state.timer = Some(exec::timer_start(until, cx.waker().clone()).to_bits()),
+        }
+        if !state.counted {
+            state.counted = true;
+            c.nodes[node].sleeping += 1;
+        }
+        true
+    });
+    match pending {
+        Some(false) => {
+            release(node, inc, state);
+            Poll::Ready(())
+        }
+        _ => Poll::Pending,
+    }
+}
+
+/// The sleep in `state` wakes nobody and is no longer its node's.
+pub(crate) fn release(node: NodeId, inc: u64, state: &mut SleepState) {
+    if let Some(key) = state.timer.take() {
+        exec::timer_cancel(TimerKey::from_bits(key));
+    }
+    if std::mem::take(&mut state.counted) {
+        host::try_with_core(|c| {
+            let n = &mut c.nodes[node];
+            if n.inc == inc {
+                n.sleeping = n.sleeping.saturating_sub(1);
+            }
+        });
     }
 }
 

@@ -22,6 +22,21 @@ impl Timer {
         })
     }
 
+    /// The timer rings at `at_ns` instead, for the task polling `cx`; None
+    /// (and stopped) if that time has come already.
+    pub(crate) fn restart(mut self, at_ns: u64, cx: &Context<'_>) -> Option<Timer> {
+        let Some(key) = self.key.take() else {
+            return Timer::start(at_ns, cx);
+        };
+        if at_ns <= exec::now_ns() {
+            exec::timer_cancel(key);
+            return None;
+        }
+        Some(Timer {
+            key: Some(exec::timer_move(key, at_ns, cx.waker())),
+        })
+    }
+
     /// The timer wakes the task polling `cx` from now on.
     pub(crate) fn rewake(&self, cx: &Context<'_>) {
         if let Some(k) = self.key {

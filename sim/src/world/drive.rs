@@ -279,8 +279,11 @@ impl Alarm {
                 return true;
             }
         }
-        self.disarm();
-        match Timer::start(deadline_ns, cx) {
+        let started = match self.armed.take() {
+            Some((_, timer)) => timer.restart(deadline_ns, cx),
+            None => Timer::start(deadline_ns, cx),
+        };
+        match started {
             Some(t) => {
                 self.armed = Some((deadline_ns, t));
                 true
@@ -319,7 +322,12 @@ impl Future for WaitFor<'_> {
             // Woken: by the timer, or by a task. Either way the world looks.
             return Poll::Ready(());
         }
-        host::with_core(|c| c.world = Some(cx.waker().clone()));
+        host::with_core(|c| {
+            if !c.world.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                c.world = Some(cx.waker().clone());
+            }
+            c.world_waits = true;
+        });
         if !this.alarm.arm(this.deadline_ns, cx) {
             return Poll::Ready(());
         }
@@ -330,7 +338,7 @@ impl Future for WaitFor<'_> {
 
 impl Drop for WaitFor<'_> {
     fn drop(&mut self) {
-        host::try_with_core(|c| c.world = None);
+        host::try_with_core(|c| c.world_waits = false);
     }
 }
 

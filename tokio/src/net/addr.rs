@@ -22,6 +22,8 @@ pub(crate) mod sealed {
     /// See [`ToSocketAddrsPriv::to_socket_addrs`].
     #[derive(Debug)]
     pub enum Resolve {
+        /// Already one address (most calls: kept off the heap).
+        One(std::net::SocketAddr),
         /// Already addresses.
         Addrs(Vec<std::net::SocketAddr>),
         /// A `host:port` for a resolver.
@@ -46,12 +48,12 @@ macro_rules! addrs {
 }
 
 addrs! {
-    SocketAddr => |a| Resolve::Addrs(vec![*a]);
-    SocketAddrV4 => |a| Resolve::Addrs(vec![SocketAddr::V4(*a)]);
-    SocketAddrV6 => |a| Resolve::Addrs(vec![SocketAddr::V6(*a)]);
-    (IpAddr, u16) => |a| Resolve::Addrs(vec![SocketAddr::new(a.0, a.1)]);
-    (Ipv4Addr, u16) => |a| Resolve::Addrs(vec![SocketAddr::new(IpAddr::V4(a.0), a.1)]);
-    (Ipv6Addr, u16) => |a| Resolve::Addrs(vec![SocketAddr::new(IpAddr::V6(a.0), a.1)]);
+    SocketAddr => |a| Resolve::One(*a);
+    SocketAddrV4 => |a| Resolve::One(SocketAddr::V4(*a));
+    SocketAddrV6 => |a| Resolve::One(SocketAddr::V6(*a));
+    (IpAddr, u16) => |a| Resolve::One(SocketAddr::new(a.0, a.1));
+    (Ipv4Addr, u16) => |a| Resolve::One(SocketAddr::new(IpAddr::V4(a.0), a.1));
+    (Ipv6Addr, u16) => |a| Resolve::One(SocketAddr::new(IpAddr::V6(a.0), a.1));
     [SocketAddr] => |a| Resolve::Addrs(a.to_vec());
     str => |a| host(a.to_string());
     String => |a| host(a.clone());
@@ -68,24 +70,44 @@ impl<T: ToSocketAddrsPriv + ?Sized> ToSocketAddrsPriv for &T {
 
 fn host(text: String) -> Resolve {
     match text.parse::<SocketAddr>() {
-        Ok(a) => Resolve::Addrs(vec![a]),
+        Ok(a) => Resolve::One(a),
         Err(_) => Resolve::Host(text),
     }
 }
 
 fn host_port(name: &str, port: u16) -> Resolve {
     match name.parse::<IpAddr>() {
-        Ok(ip) => Resolve::Addrs(vec![SocketAddr::new(ip, port)]),
+        Ok(ip) => Resolve::One(SocketAddr::new(ip, port)),
         Err(_) => Resolve::Host(format!("{name}:{port}")),
     }
 }
 
 /// The addresses `addr` names: on a simulated node without a resolver.
-pub(crate) async fn resolve<A: ToSocketAddrs + ?Sized>(addr: &A) -> io::Result<Vec<SocketAddr>> {
-    match addr.to_socket_addrs() {
-        Resolve::Addrs(a) => Ok(a),
-        Resolve::Host(text) if dst::current().is_some() => resolve_here(&text),
-        Resolve::Host(text) => Ok(real::net::lookup_host(text).await?.collect()),
+pub(crate) async fn resolve<A: ToSocketAddrs + ?Sized>(addr: &A) -> io::Result<Addrs> {
+    let many = match addr.to_socket_addrs() {
+        Resolve::One(a) => return Ok(Addrs::One(Some(a).into_iter())),
+        Resolve::Addrs(a) => a,
+        Resolve::Host(text) if dst::current().is_some() => resolve_here(&text)?,
+        Resolve::Host(text) => real::net::lookup_host(text).await?.collect(),
+    };
+    Ok(Addrs::Many(many.into_iter()))
+}
+
+/// What [`resolve`] found: one address needs no allocation, which a
+/// datagram sent to a `SocketAddr` would otherwise pay every time.
+pub(crate) enum Addrs {
+    One(std::option::IntoIter<SocketAddr>),
+    Many(std::vec::IntoIter<SocketAddr>),
+}
+
+impl Iterator for Addrs {
+    type Item = SocketAddr;
+
+    fn next(&mut self) -> Option<SocketAddr> {
+        match self {
+            Addrs::One(a) => a.next(),
+            Addrs::Many(a) => a.next(),
+        }
     }
 }
 
@@ -109,7 +131,7 @@ fn resolve_here(text: &str) -> io::Result<Vec<SocketAddr>> {
 
 /// The addresses `host` resolves to.
 pub async fn lookup_host<T: ToSocketAddrs>(host: T) -> io::Result<impl Iterator<Item = SocketAddr>> {
-    Ok(resolve(&host).await?.into_iter())
+    resolve(&host).await
 }
 
 /// Tries `each` on every address `addr` names, in order: the first that

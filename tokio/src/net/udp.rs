@@ -133,7 +133,7 @@ impl UdpSocket {
         match &self.0 {
             Repr::Real(s) => each_addr(addr, |a| async move { s.connect(a).await }).await,
             Repr::Node(n) => {
-                let to = resolve(&addr).await?.into_iter().next();
+                let to = resolve(&addr).await?.next();
                 let to = to.ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no address to connect to"))?;
                 *n.peer.lock().unwrap_or_else(|p| p.into_inner()) = Some(to);
                 Ok(())

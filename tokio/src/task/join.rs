@@ -207,7 +207,12 @@ impl<F: Future> Future for NodeTask<F> {
         let Some(fut) = this.fut.as_mut() else {
             return Poll::Ready(());
         };
-        *lock(&ctl.task) = Some(cx.waker().clone());
+        {
+            let mut task = lock(&ctl.task);
+            if !task.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                *task = Some(cx.waker().clone());
+            }
+        }
         let prev = CURRENT.with(|c| c.replace(Some(ctl.id)));
         let polled = fut.as_mut().poll(cx);
         CURRENT.with(|c| c.set(prev));

@@ -1,5 +1,5 @@
 use super::Instant;
-use crate::dst::{self, Here, Route};
+use crate::dst::{self, Here, Route, SleepState};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -18,7 +18,7 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
     let repr = match dst::route("tokio::time::sleep") {
         Route::Node(here, _) => Repr::Node {
             here,
-            slot: 0,
+            state: SleepState::default(),
             done: false,
         },
         Route::Real => Repr::Real(Box::pin(real::time::sleep_until(deadline.real()))),
@@ -35,12 +35,7 @@ pub struct Sleep {
 
 enum Repr {
     Real(Pin<Box<real::time::Sleep>>),
-    /// `slot` names the simulator's timer once one is armed.
-    Node {
-        here: Here,
-        slot: u64,
-        done: bool,
-    },
+    Node { here: Here, state: SleepState, done: bool },
 }
 
 impl Sleep {
@@ -65,20 +60,21 @@ impl Sleep {
         this.deadline = deadline;
         match &mut this.repr {
             Repr::Real(s) => s.as_mut().reset(deadline.real()),
-            Repr::Node { slot, done, .. } => {
-                release(std::mem::take(slot));
+            Repr::Node { here, state, done } => {
+                release(*here, state);
                 *done = false;
             }
         }
     }
 }
 
-/// Gives an armed timer back to the simulator, if its run is still here.
-fn release(slot: u64) {
-    if slot != 0 {
+/// Gives what the simulator keeps of a sleep back, if its run is still here.
+fn release(here: Here, state: &mut SleepState) {
+    if *state != SleepState::default() {
         if let Some(sim) = dst::sim() {
-            sim.sleep_drop(slot);
+            sim.sleep_drop(here, state);
         }
+        *state = SleepState::default();
     }
 }
 
@@ -90,7 +86,7 @@ impl Future for Sleep {
         let deadline = this.deadline;
         match &mut this.repr {
             Repr::Real(s) => s.as_mut().poll(cx),
-            Repr::Node { here, slot, done } => {
+            Repr::Node { here, state, done } => {
                 if *done {
                     return Poll::Ready(());
                 }
@@ -98,11 +94,8 @@ impl Future for Sleep {
                 let Some(sim) = dst::sim() else {
                     return Poll::Pending;
                 };
-                let polled = sim.sleep_poll(*here, slot, deadline.mono_ns(), cx);
-                if polled.is_ready() {
-                    *done = true;
-                    *slot = 0;
-                }
+                let polled = sim.sleep_poll(*here, state, deadline.mono_ns(), cx);
+                *done = polled.is_ready();
                 polled
             }
         }
@@ -111,8 +104,8 @@ impl Future for Sleep {
 
 impl Drop for Sleep {
     fn drop(&mut self) {
-        if let Repr::Node { slot, .. } = &mut self.repr {
-            release(std::mem::take(slot));
+        if let Repr::Node { here, state, .. } = &mut self.repr {
+            release(*here, state);
         }
     }
 }

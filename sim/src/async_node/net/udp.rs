@@ -83,7 +83,9 @@ pub(crate) fn udp_recv(
     };
     let Some((from, data)) = u.queue.front() else {
         if let Some(cx) = cx {
-            u.waker = Some(cx.waker().clone());
+            if !u.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                u.waker = Some(cx.waker().clone());
+            }
         }
         return Poll::Pending;
     };
