@@ -23,12 +23,18 @@ struct NodeUdp {
     local: SocketAddr,
     /// Set by `connect`: where `send` goes, and the only sender `recv` takes.
     peer: Mutex<Option<SocketAddr>>,
+    /// Whether `peer` was ever set: most sockets never connect, and the
+    /// lock on every datagram showed in profiles.
+    connected: AtomicBool,
     broadcast: AtomicBool,
     ttl: AtomicU32,
 }
 
 impl NodeUdp {
     fn peer(&self) -> Option<SocketAddr> {
+        if !self.connected.load(Ordering::Acquire) {
+            return None;
+        }
         *self.peer.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -87,6 +93,7 @@ impl UdpSocket {
                     socket: NodeSocket { here, id },
                     local,
                     peer: Mutex::new(None),
+                    connected: AtomicBool::new(false),
                     broadcast: AtomicBool::new(false),
                     ttl: AtomicU32::new(64),
                 })))
@@ -136,6 +143,7 @@ impl UdpSocket {
                 let to = resolve(&addr).await?.next();
                 let to = to.ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no address to connect to"))?;
                 *n.peer.lock().unwrap_or_else(|p| p.into_inner()) = Some(to);
+                n.connected.store(true, Ordering::Release);
                 Ok(())
             }
         }

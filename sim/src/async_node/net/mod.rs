@@ -60,7 +60,7 @@ impl NodeNet {
     pub(crate) fn waits(&self) -> usize {
         self.listeners.values().filter(|l| l.waker.is_some()).count()
             + self.conns.values().filter(|c| c.waker.is_some()).count()
-            + self.udp.values().filter(|u| u.waker.is_some()).count()
+            + self.udp.values().filter(|u| u.waiting).count()
     }
 
     /// Whether `port` is bound: for TCP (`udp` false) or UDP, each its own port space.

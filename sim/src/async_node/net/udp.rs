@@ -1,6 +1,6 @@
 //! UDP: sockets and the datagrams that reach them.
 
-use super::{addr_of, local_addr, peer_of, send, wake, Peer, Segment, UNREAD_BYTES_MAX};
+use super::{addr_of, local_addr, peer_of, send, Peer, Segment, UNREAD_BYTES_MAX};
 use crate::async_node::host::Core;
 use crate::machine::NodeId;
 use std::collections::VecDeque;
@@ -12,7 +12,10 @@ pub(super) struct Udp {
     pub(super) port: u16,
     pub(super) queue: VecDeque<(SocketAddr, Vec<u8>)>,
     pub(super) queued_bytes: usize,
+    /// The last task that waited on it, kept so that waiting again does
+    /// not clone a waker; `waiting` says whether a datagram wakes it.
     pub(super) waker: Option<Waker>,
+    pub(super) waiting: bool,
 }
 
 /// Binds a UDP socket of `node` to `addr`: its id and address.
@@ -27,6 +30,7 @@ pub(crate) fn udp_bind(c: &mut Core, node: NodeId, addr: SocketAddr) -> io::Resu
             queue: VecDeque::new(),
             queued_bytes: 0,
             waker: None,
+            waiting: false,
         },
     );
     Ok((id, local))
@@ -86,6 +90,7 @@ pub(crate) fn udp_recv(
             if !u.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
                 u.waker = Some(cx.waker().clone());
             }
+            u.waiting = true;
         }
         return Poll::Pending;
     };
@@ -110,5 +115,9 @@ pub(super) fn arrive_udp(c: &mut Core, node: NodeId, from: SocketAddr, port: u16
     }
     u.queued_bytes += bytes.len();
     u.queue.push_back((from, bytes));
-    wake(&mut u.waker);
+    if std::mem::take(&mut u.waiting) {
+        if let Some(w) = &u.waker {
+            w.wake_by_ref();
+        }
+    }
 }
