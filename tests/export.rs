@@ -275,3 +275,17 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     assert!(!unwritten.exists(), "nothing written for a bad report");
 }
+
+#[test]
+fn a_moved_report_exports_the_command_that_replays_it_where_it_is() {
+    let r = report(
+        "to-move.json",
+        &["raft-crash-restart", "--seed", "0", "--bug", "reply-before-durable"],
+    );
+    let moved = tmp("moved elsewhere.json");
+    std::fs::rename(&r, &moved).unwrap();
+    let v: Value = serde_json::from_slice(&export(&moved)).unwrap();
+    let replay = v["metadata"]["replay"].as_str().expect("a replay command");
+    assert!(replay.contains("moved elsewhere.json"), "{replay}");
+    assert!(!replay.contains("failing.json"), "{replay}");
+}

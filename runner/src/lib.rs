@@ -298,10 +298,20 @@ fn rerun_hashed(
     run_guarded(registry, scenario, out.seed, bugs, fixed)
 }
 
+/// The report at `path`, whose replay command is the one for `path`: the
+/// command it stored names where it was written, which a move, a copy or a
+/// download leaves behind, and a command shown to be pasted must name a
+/// file that is there.
+fn read_as_found(path: &std::path::Path) -> Result<sim::report::Report, String> {
+    let mut r = sim::report::Report::read(path)?;
+    r.replay = hint::replay(path);
+    Ok(r)
+}
+
 /// A report and the scenario it ran, both checked against the registry;
 /// the error is one line.
 pub fn load_report(registry: &Registry, path: &std::path::Path) -> Result<(sim::report::Report, Scenario), String> {
-    let r = sim::report::Report::read(path)?;
+    let r = read_as_found(path)?;
     report_scenario(registry, &r)
         .map(|s| (r, s))
         .map_err(|e| one_line(&format!("{}: {e}", sim::host::files::shown(path))))
@@ -331,7 +341,7 @@ pub fn finding_report(
 /// (whatever its scenario), a compact one regenerated (its scenario
 /// checked against `registry`). The error is one line.
 pub fn read_full_report(registry: &Registry, path: &std::path::Path) -> Result<sim::report::Report, String> {
-    let r = sim::report::Report::read(path)?;
+    let r = read_as_found(path)?;
     if !r.is_compact() {
         return Ok(r);
     }
