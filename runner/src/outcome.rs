@@ -42,19 +42,12 @@ const REPORT_NAME_MAX: usize = 200;
 /// find. A file there that is no report is another's too. A find is never
 /// replaced by a different one; the same find is written over.
 pub fn unclaimed(path: &Path, seed: u64, trace_hash: &str) -> Result<PathBuf, String> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let (stem, ext) = match name.strip_suffix(".json.gz") {
-        Some(stem) => (stem.to_string(), ".json.gz"),
-        None => (name.strip_suffix(".json").unwrap_or(&name).to_string(), ".json"),
-    };
+    let gz = path.to_string_lossy().ends_with(".json.gz");
+    let ext = if gz { "json.gz" } else { "json" };
     for n in 1..=UNCLAIMED_TRIES {
-        let p = if n == 1 {
-            path.to_path_buf()
-        } else {
-            path.with_file_name(format!("{stem}.{n}{ext}"))
+        let p = match n {
+            1 => path.to_path_buf(),
+            _ => sim::report::beside(path, &format!("{n}.{ext}")),
         };
         let free = match std::fs::symlink_metadata(&p) {
             Err(_) => true,

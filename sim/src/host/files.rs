@@ -187,19 +187,9 @@ pub fn check_dir_writable(dir: &Path) -> Result<(), String> {
 fn check_folder_writable(dir: &Path) -> Result<(), String> {
     // The nearest part of the path that exists decides: a missing folder
     // is made inside it.
-    let mut at = dir;
-    loop {
-        match std::fs::metadata(at) {
-            Ok(m) if m.is_dir() => break,
-            Ok(_) => return Err(format!("{} is not a folder", shown(at))),
-            Err(_) => match at.parent() {
-                Some(up) if !up.as_os_str().is_empty() => at = up,
-                _ => {
-                    at = Path::new(".");
-                    break;
-                }
-            },
-        }
+    let at = nearest_existing(dir);
+    if !at.is_dir() {
+        return Err(format!("{} is not a folder", shown(at)));
     }
     // Permissions alone do not say (a superuser passes them on a read-only
     // or virtual file system): a file made and removed there does.
@@ -393,17 +383,25 @@ pub fn read_text(path: &Path, gunzip_max: u64) -> Result<String, String> {
 /// (or the nearest folder above it that exists); `None` where it cannot be
 /// told.
 pub fn free_bytes(dir: &Path) -> Option<u64> {
-    let mut at = Some(dir);
-    while let Some(d) = at {
-        if d.as_os_str().is_empty() {
-            return statvfs_free(Path::new("."));
+    statvfs_free(nearest_existing(dir))
+}
+
+/// `path`, or the nearest folder above it that exists (the working folder
+/// when none of a relative path does).
+fn nearest_existing(path: &Path) -> &Path {
+    let mut at = path;
+    loop {
+        if at.as_os_str().is_empty() {
+            return Path::new(".");
         }
-        if d.exists() {
-            return statvfs_free(d);
+        if std::fs::metadata(at).is_ok() {
+            return at;
         }
-        at = d.parent();
+        match at.parent() {
+            Some(up) => at = up,
+            None => return Path::new("."),
+        }
     }
-    statvfs_free(Path::new("."))
 }
 
 #[cfg(unix)]
