@@ -170,8 +170,9 @@ fn every_reader_gives_the_same_answer_on_compact_full_and_gzipped_reports() {
 }
 
 /// A campaign on a bug switch that fails most of its seeds.
-fn fuzz(reports: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
+fn fuzz_command(reports: &Path, extra: &[&str]) -> Command {
+    let mut c = support::dst_command();
+    c.args([
         "fuzz",
         "raft-read-index",
         "--seeds",
@@ -180,11 +181,15 @@ fn fuzz(reports: &Path, extra: &[&str]) -> Output {
         "read-without-quorum",
         "--jobs",
         "2",
-        "--report-dir",
-        reports.to_str().unwrap(),
-    ];
-    args.extend(extra);
-    dst(&args)
+    ])
+    .arg("--report-dir")
+    .arg(reports)
+    .args(extra);
+    c
+}
+
+fn fuzz(reports: &Path, extra: &[&str]) -> Output {
+    fuzz_command(reports, extra).output().unwrap()
 }
 
 #[test]
@@ -258,17 +263,7 @@ fn a_low_disk_stops_the_reports_not_the_fuzzing() {
         a["findings"].as_object().unwrap().len() as u64
     );
     // DST_MIN_FREE sets the floor where no flag does.
-    let o = Command::new(env!("CARGO_BIN_EXE_dst"))
-        .args([
-            "fuzz",
-            "raft-read-index",
-            "--seeds",
-            "0..8",
-            "--bug",
-            "read-without-quorum",
-        ])
-        .arg("--report-dir")
-        .arg(dir.join("by-env"))
+    let o = fuzz_command(&dir.join("by-env"), &[])
         .env("DST_MIN_FREE", "1000000T")
         .output()
         .unwrap();

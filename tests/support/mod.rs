@@ -31,6 +31,11 @@ pub fn run(bin: &Path, dir: &Path, args: &[&str]) -> Output {
     command(bin).args(args).current_dir(dir).output().unwrap()
 }
 
+/// The `dst` binary as [`dst`] runs it, for a test that sets more.
+pub fn dst_command() -> Command {
+    command(Path::new(env!("CARGO_BIN_EXE_dst")))
+}
+
 /// `bin` with none of the CI environment a run would pick up: no job page
 /// to write to, no shard to take.
 fn command(bin: &Path) -> Command {
