@@ -261,15 +261,22 @@ impl Exec {
     }
 }
 
+/// Keeps `waker` in `slot`, cloning it only if what `slot` holds would
+/// wake another task: a waker held across polls is mostly the same one.
+pub(crate) fn hold(slot: &mut Option<Waker>, waker: &Waker) {
+    match slot {
+        Some(w) => w.clone_from(waker),
+        None => *slot = Some(waker.clone()),
+    }
+}
+
 /// The timer wakes `waker` instead, when it fires.
 pub(crate) fn timer_rewake(key: TimerKey, waker: &Waker) {
     let _ = EXEC.try_with(|e| {
         if let Ok(mut e) = e.try_borrow_mut() {
             let timer = e.as_mut().and_then(|e| e.timers.get_mut(key.0 as usize));
-            if let Some(t) = timer.filter(|t| t.gen == key.1) {
-                if t.waker.as_ref().is_some_and(|w| !w.will_wake(waker)) {
-                    t.waker = Some(waker.clone());
-                }
+            if let Some(Some(w)) = timer.filter(|t| t.gen == key.1).map(|t| &mut t.waker) {
+                w.clone_from(waker);
             }
         }
     });

@@ -1,6 +1,6 @@
 //! One timer of the run's executor, as both the world and the nodes'
 //! sleeps use it: a deadline in true time that wakes whichever task polled
-//! it last. Dropping or stopping it cancels it.
+//! it last. Dropping it cancels it.
 
 use super::exec::{self, TimerKey};
 use std::task::Context;
@@ -25,29 +25,20 @@ impl Timer {
     /// The timer rings at `at_ns` instead, for the task polling `cx`; None
     /// (and stopped) if that time has come already.
     pub(crate) fn restart(mut self, at_ns: u64, cx: &Context<'_>) -> Option<Timer> {
-        let Some(key) = self.key.take() else {
-            return Timer::start(at_ns, cx);
-        };
         if at_ns <= exec::now_ns() {
-            exec::timer_cancel(key);
             return None;
         }
-        Some(Timer {
-            key: Some(exec::timer_move(key, at_ns, cx.waker())),
-        })
+        let key = match self.key.take() {
+            Some(k) => exec::timer_move(k, at_ns, cx.waker()),
+            None => exec::timer_start(at_ns, cx.waker().clone()),
+        };
+        Some(Timer { key: Some(key) })
     }
 
     /// The timer wakes the task polling `cx` from now on.
     pub(crate) fn rewake(&self, cx: &Context<'_>) {
         if let Some(k) = self.key {
             exec::timer_rewake(k, cx.waker());
-        }
-    }
-
-    /// The timer, when it would have fired, wakes nothing.
-    pub(crate) fn stop(mut self) {
-        if let Some(k) = self.key.take() {
-            exec::timer_cancel(k);
         }
     }
 }

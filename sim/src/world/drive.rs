@@ -291,18 +291,6 @@ impl Alarm {
             None => false,
         }
     }
-
-    fn disarm(&mut self) {
-        if let Some((_, timer)) = self.armed.take() {
-            timer.stop();
-        }
-    }
-}
-
-impl Drop for Alarm {
-    fn drop(&mut self) {
-        self.disarm();
-    }
 }
 
 /// The world's wait for its next event: woken by its timer at that time,
@@ -323,9 +311,7 @@ impl Future for WaitFor<'_> {
             return Poll::Ready(());
         }
         host::with_core(|c| {
-            if !c.world.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                c.world = Some(cx.waker().clone());
-            }
+            exec::hold(&mut c.world, cx.waker());
             c.world_waits = true;
         });
         if !this.alarm.arm(this.deadline_ns, cx) {

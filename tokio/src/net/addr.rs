@@ -83,32 +83,16 @@ fn host_port(name: &str, port: u16) -> Resolve {
 }
 
 /// The addresses `addr` names: on a simulated node without a resolver.
-pub(crate) async fn resolve<A: ToSocketAddrs + ?Sized>(addr: &A) -> io::Result<Addrs> {
-    let many = match addr.to_socket_addrs() {
-        Resolve::One(a) => return Ok(Addrs::One(Some(a).into_iter())),
-        Resolve::Addrs(a) => a,
-        Resolve::Host(text) if dst::current().is_some() => resolve_here(&text)?,
-        Resolve::Host(text) => real::net::lookup_host(text).await?.collect(),
+/// One address is kept off the heap (an empty `Vec` allocates nothing),
+/// which a datagram sent to a `SocketAddr` would otherwise pay every time.
+pub(crate) async fn resolve<A: ToSocketAddrs + ?Sized>(addr: &A) -> io::Result<impl Iterator<Item = SocketAddr>> {
+    let (one, many) = match addr.to_socket_addrs() {
+        Resolve::One(a) => (Some(a), Vec::new()),
+        Resolve::Addrs(a) => (None, a),
+        Resolve::Host(text) if dst::current().is_some() => (None, resolve_here(&text)?),
+        Resolve::Host(text) => (None, real::net::lookup_host(text).await?.collect()),
     };
-    Ok(Addrs::Many(many.into_iter()))
-}
-
-/// What [`resolve`] found: one address needs no allocation, which a
-/// datagram sent to a `SocketAddr` would otherwise pay every time.
-pub(crate) enum Addrs {
-    One(std::option::IntoIter<SocketAddr>),
-    Many(std::vec::IntoIter<SocketAddr>),
-}
-
-impl Iterator for Addrs {
-    type Item = SocketAddr;
-
-    fn next(&mut self) -> Option<SocketAddr> {
-        match self {
-            Addrs::One(a) => a.next(),
-            Addrs::Many(a) => a.next(),
-        }
-    }
+    Ok(one.into_iter().chain(many))
 }
 
 /// `localhost:port` on a node; any other name is refused, with where a

@@ -87,9 +87,7 @@ pub(crate) fn udp_recv(
     };
     let Some((from, data)) = u.queue.front() else {
         if let Some(cx) = cx {
-            if !u.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                u.waker = Some(cx.waker().clone());
-            }
+            crate::async_node::exec::hold(&mut u.waker, cx.waker());
             u.waiting = true;
         }
         return Poll::Pending;
