@@ -86,6 +86,11 @@ pub enum Cmd {
         /// Where to write the page (default: REPORT.html beside the report).
         #[arg(short, long)]
         out: Option<PathBuf>,
+        /// The events to draw, as positions A..B (B exclusive). Default: the
+        /// whole run up to 100,000 events; past that, 100,000 ending just
+        /// after the verdict's last evidence event.
+        #[arg(long, value_name = "A..B")]
+        events: Option<String>,
     },
     /// A smaller counterexample that fails the same way: fewer faults, calmer messages, a shorter run.
     Shrink {
@@ -114,6 +119,11 @@ pub enum Cmd {
         /// Where to write it (default: stdout).
         #[arg(short = 'o', long)]
         out: Option<PathBuf>,
+        /// The events to export, as positions A..B (B exclusive). Default:
+        /// the whole run up to 100,000 events; past that, 100,000 ending
+        /// just after the verdict's last evidence event.
+        #[arg(long, value_name = "A..B")]
+        events: Option<String>,
     },
     /// A new crate that puts a tokio service under dst: the build flags, the
     /// tokio patch, the dependencies, a small service, its scenario and tests.

@@ -458,13 +458,15 @@ fn dst_history(reg: &sim::Registry, text: &str) -> Result<lin::History<sim::KvOp
     if !parse_dst::is_report(text) {
         return parse_dst::parse(text);
     }
-    let r = sim::report::Report::parse(text).map_err(ParseError::whole)?;
+    // Of a full trace, only the client operations' events are held.
+    let r = sim::report::Report::parse_keeping(text, &|e| e.kind.is_client_op()).map_err(ParseError::whole)?;
     let r = match r.is_compact() {
         false => r,
-        // The run is made again whole: its own checkers must judge it as
-        // they did, whatever the cap (what it leaves counts against it).
+        // The run is made again, holding only its history: its own
+        // checkers must judge it as they did, whatever the cap (what it
+        // leaves counts against it).
         true => linearizability::mem::uncapped(|| {
-            dst_runner::report_scenario(reg, &r).and_then(|s| dst_runner::with_full_trace(reg, &s, r))
+            dst_runner::report_scenario(reg, &r).and_then(|s| dst_runner::with_history_trace(reg, &s, r))
         })
         .map_err(ParseError::whole)?,
     };

@@ -107,7 +107,7 @@ fn files(reg: &Registry, cmd: &Cmd) -> (Named, Named, Named) {
                 outs.push(("--html page", beside(report, "html")));
             }
         }
-        Cmd::View { report, out } => {
+        Cmd::View { report, out, .. } => {
             ins.push(("report", report.clone()));
             outs.push(("page", out.clone().unwrap_or_else(|| beside(report, "html"))));
         }

@@ -211,10 +211,17 @@ pub fn run(
 }
 
 /// `dst view REPORT`: the report's page, written where asked.
-pub fn view(reg: &Registry, report: &Path, out: Option<&Path>) -> Exit {
-    match crate::view::write_page(reg, report, out) {
-        Ok(p) => {
-            sim::outln!("view: {}", sim::host::files::shown(&p));
+pub fn view(reg: &Registry, report: &Path, out: Option<&Path>, events: Option<&str>) -> Exit {
+    let events = match events.map(dst_runner::parse_events).transpose() {
+        Ok(e) => e,
+        Err(e) => return Exit::Bad(e),
+    };
+    match crate::view::write_page(reg, report, out, events) {
+        Ok((p, drawn)) => {
+            match drawn.note() {
+                Some(note) => sim::outln!("view: {} ({note})", sim::host::files::shown(&p)),
+                None => sim::outln!("view: {}", sim::host::files::shown(&p)),
+            }
             Exit::Clean
         }
         Err(e) => Exit::Bad(e),

@@ -6,7 +6,7 @@ use std::path::Path;
 /// The formats `--format` takes.
 const FORMATS: &[&str] = &["perfetto"];
 
-pub fn main(reg: &sim::Registry, path: &Path, format: &str, out: Option<&Path>) -> Exit {
+pub fn main(reg: &sim::Registry, path: &Path, format: &str, out: Option<&Path>, events: Option<&str>) -> Exit {
     if !FORMATS.contains(&format) {
         return Exit::Bad(format!(
             "unknown export format '{format}' (known: {})",
@@ -17,7 +17,12 @@ pub fn main(reg: &sim::Registry, path: &Path, format: &str, out: Option<&Path>) 
     if let Some(Err(e)) = out.map(sim::host::files::refuse_special) {
         return Exit::Bad(e);
     }
-    let report = match dst_runner::read_full_report(reg, path) {
+    let events = match events.map(dst_runner::parse_events).transpose() {
+        Ok(e) => e,
+        Err(e) => return Exit::Bad(e),
+    };
+    // A long run's trace is regenerated holding only the events exported.
+    let (report, drawn) = match dst_runner::read_drawn(reg, path, events) {
         Ok(r) => r,
         Err(e) => return Exit::Bad(e),
     };
@@ -26,13 +31,13 @@ pub fn main(reg: &sim::Registry, path: &Path, format: &str, out: Option<&Path>) 
     match out {
         None => {
             let mut stdout = sim::host::interrupt::Stdout::new();
-            let _ = crate::perfetto::write(&report, &mut |piece| stdout.piece(piece));
+            let _ = crate::perfetto::write(&report, &drawn, &mut |piece| stdout.piece(piece));
             stdout.end_line();
         }
         Some(p) => {
             let (mut events, mut bytes) = (0, 0u64);
             let written = sim::host::files::write_atomic_with(p, |w| {
-                events = crate::perfetto::write(&report, &mut |piece| {
+                events = crate::perfetto::write(&report, &drawn, &mut |piece| {
                     bytes += piece.len() as u64;
                     w.write_all(piece.as_bytes())
                 })?;
@@ -41,8 +46,9 @@ pub fn main(reg: &sim::Registry, path: &Path, format: &str, out: Option<&Path>) 
             if let Err(e) = written {
                 return Exit::Bad(e);
             }
+            let window = drawn.note().map(|n| format!(" ({n})")).unwrap_or_default();
             sim::outln!(
-                "{}: {events} trace events, {bytes} bytes; open it in https://ui.perfetto.dev or chrome://tracing",
+                "{}: {events} trace events, {bytes} bytes{window}; open it in https://ui.perfetto.dev or chrome://tracing",
                 sim::host::files::shown(p),
             );
         }

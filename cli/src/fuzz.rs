@@ -99,7 +99,7 @@ pub fn main(reg: &Registry, a: FuzzArgs) -> Exit {
             bad += 1;
         }
         if let (true, Some(p)) = (a.html, &d.report) {
-            if let Err(e) = crate::view::write_page(reg, p, None) {
+            if let Err(e) = crate::view::write_page(reg, p, None, None) {
                 progress.line(&format!("dst: view of {} not written: {e}", sim::host::files::shown(p)));
             }
         }

@@ -142,7 +142,7 @@ where
             let full = full.then(|| out.unwrap_or_else(|| commands::full_path(&report)));
             commands::replay(r, &report, full, html, json)
         }
-        Cmd::View { report, out } => commands::view(r, &report, out.as_deref()),
+        Cmd::View { report, out, events } => commands::view(r, &report, out.as_deref(), events.as_deref()),
         Cmd::Fuzz(args) => fuzz::main(r, args),
         Cmd::Merge(args) => merge::main(r, &args),
         Cmd::Search(args) => search::main(r, args),
@@ -154,7 +154,12 @@ where
             style,
             json,
         } => shrink::main(r, &report, out, max_runs, style.style(), json),
-        Cmd::Export { report, format, out } => export::main(r, &report, &format, out.as_deref()),
+        Cmd::Export {
+            report,
+            format,
+            out,
+            events,
+        } => export::main(r, &report, &format, out.as_deref(), events.as_deref()),
         Cmd::Mutants {
             max_seeds,
             guided,

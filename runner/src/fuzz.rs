@@ -266,7 +266,12 @@ impl FuzzSummary {
 
 /// "A..B" with B exclusive.
 pub fn parse_seeds(s: &str) -> Result<(u64, u64), String> {
-    let bad = || format!("invalid seed range '{}' (use A..B, B exclusive)", one_line(s));
+    parse_range(s, "seed range")
+}
+
+/// "A..B" with A < B, B exclusive: a range of `what` (the error names it).
+pub(crate) fn parse_range(s: &str, what: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("invalid {what} '{}' (use A..B, B exclusive)", one_line(s));
     let (a, b) = s.split_once("..").ok_or_else(bad)?;
     let a: u64 = a.trim().parse().map_err(|_| bad())?;
     let b: u64 = b.trim().parse().map_err(|_| bad())?;

@@ -78,6 +78,7 @@ pub mod ci;
 pub mod claim;
 mod corpus;
 pub mod cursor;
+mod drawn;
 mod fuzz;
 pub mod grow;
 pub mod hint;
@@ -91,6 +92,7 @@ pub mod shrink;
 mod tally;
 
 pub use corpus::{corpus, CorpusCase, CorpusLine};
+pub use drawn::{parse_events, read_drawn, Drawn, DRAWN_DEFAULT};
 pub use fuzz::{fuzz, fuzz_from, fuzz_with, parse_seeds, parse_shard, FuzzOptions, FuzzSummary, ReportCap, SeedDone};
 pub use outcome::{cause, cause_of, classify, describe, report, report_path, unclaimed, undecided, Class, PANIC};
 pub use replays::replays;
@@ -337,19 +339,6 @@ pub fn finding_report(
     same.then_some((r, s))
 }
 
-/// The report at `path` with its whole trace: a full report as it is
-/// (whatever its scenario), a compact one regenerated (its scenario
-/// checked against `registry`). The error is one line.
-pub fn read_full_report(registry: &Registry, path: &std::path::Path) -> Result<sim::report::Report, String> {
-    let r = read_as_found(path)?;
-    if !r.is_compact() {
-        return Ok(r);
-    }
-    report_scenario(registry, &r)
-        .and_then(|s| with_full_trace(registry, &s, r))
-        .map_err(|e| one_line(&format!("{}: {e}", sim::host::files::shown(path))))
-}
-
 /// The report with its whole trace: as it is if it keeps it, else with the
 /// trace its seed, plan and calm messages regenerate, which must hash to
 /// the trace hash the report stores (a report of another dst or another
@@ -363,24 +352,27 @@ pub fn with_full_trace(
     if !r.is_compact() {
         return Ok(r);
     }
-    let (out, _) = run_seed_with(
-        registry,
-        scenario,
-        r.seed,
-        &r.bugs,
-        Overrides::of_report(&r).keeping_all(),
-    )?;
-    let now = out.trace.hash_hex();
-    if now != r.trace_hash {
-        return Err(format!(
-            "the compact report's trace cannot be regenerated: its seed now runs to trace {now}, not {} (written by dst {}; this is dst {}); a report written with --full-trace keeps every event",
-            r.trace_hash,
-            r.dst_version,
-            env!("CARGO_PKG_VERSION")
-        ));
-    }
-    r.trace = out.trace.events().to_vec();
+    let of = r.stats.events;
+    r.trace = drawn::regenerate(registry, scenario, &r, &Drawn { from: 0, to: of, of })?;
     r.window = None;
+    Ok(r)
+}
+
+/// The report holding only its client operations' events, the history a
+/// check reads: a compact report's regenerated (and checked against its
+/// trace hash) holding nothing else, so that a long run's history costs
+/// what its operations do, not what its run does.
+pub fn with_history_trace(
+    registry: &Registry,
+    scenario: &Scenario,
+    mut r: sim::report::Report,
+) -> Result<sim::report::Report, String> {
+    if r.is_compact() {
+        r.trace = drawn::regenerate_keeping(registry, scenario, &r, Keep::Clients)?;
+        r.window = None;
+    } else {
+        r.trace.retain(|e| e.kind.is_client_op());
+    }
     Ok(r)
 }
 

@@ -28,6 +28,8 @@ pub enum Keep {
     /// Only the events whose positions lie in these inclusive ranges
     /// (sorted, not overlapping): a report's window.
     Ranges(Vec<(u64, u64)>),
+    /// Only client operations' events: a history to check.
+    Clients,
 }
 
 impl Default for Keep {
@@ -154,6 +156,7 @@ impl Trace {
                 }
                 ranges.get(self.range).is_some_and(|&(a, _)| a <= e.i)
             }
+            Keep::Clients => e.kind.is_client_op(),
         };
         if held {
             self.passing = None;
@@ -167,6 +170,11 @@ impl Trace {
     /// The events held (all of them when [`Trace::is_whole`]), in order.
     pub fn events(&self) -> &[Event] {
         &self.events
+    }
+
+    /// The events held, taken out of the trace.
+    pub fn into_events(self) -> Vec<Event> {
+        self.events
     }
 
     /// The event at position `i`, if it is held.
@@ -210,11 +218,34 @@ impl Trace {
 
     /// The hash a list of events would have: used to verify a saved report.
     pub fn hash_of(events: &[Event], kind: TraceHash) -> String {
-        let mut h = Running::new(kind);
+        let mut h = EventHash::new(kind);
         for e in events {
             h.add(e);
         }
         h.hex()
+    }
+}
+
+/// The hash of events handed over one at a time, as [`Trace::hash_of`]
+/// gives it for all of them: for a trace read from a file without holding
+/// it.
+#[derive(Clone, Debug, Default)]
+pub struct EventHash(Running);
+
+impl EventHash {
+    /// No events yet, hashed with `kind`.
+    pub fn new(kind: TraceHash) -> Self {
+        EventHash(Running::new(kind))
+    }
+
+    /// Hash the next event.
+    pub fn add(&mut self, e: &Event) {
+        self.0.add(e)
+    }
+
+    /// Hex of the hash so far, as [`Trace::hash_hex`] writes it.
+    pub fn hex(&self) -> String {
+        self.0.hex()
     }
 }
 

@@ -117,3 +117,81 @@ proptest! {
         let _ = std::fs::remove_dir_all(&d);
     }
 }
+
+/// A compact and a full report of a run of about 1.5 million events (the
+/// full one 148 MB), made once.
+fn long_run() -> &'static PathBuf {
+    static D: OnceLock<PathBuf> = OnceLock::new();
+    D.get_or_init(|| {
+        let d = folder("memory-long");
+        crate::fixtures::scenario_file(
+            "raft-partitions",
+            &[("name", "raft-long".into()), ("safety_ms", 800_000.into())],
+            &d.join("long.json"),
+        );
+        for (report, style) in [("compact.json", None), ("full.json", Some("--full-trace"))] {
+            let o = Command::new(env!("CARGO_BIN_EXE_dst"))
+                .env("DST_MIN_FREE", "0")
+                .args(["run", "long.json", "--seed", "3", "--report", report])
+                .args(style)
+                .current_dir(&d)
+                .output()
+                .expect("dst runs");
+            assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        }
+        d
+    })
+}
+
+/// The data of a page `dst view` wrote.
+fn page_data(page: &str) -> serde_json::Value {
+    let open = "<script type=\"application/json\" id=\"dst-data\">";
+    let start = page.find(open).expect("the page has its data") + open.len();
+    let end = start + page[start..].find("</script>").expect("closed");
+    serde_json::from_str(&page[start..end]).expect("the data is JSON")
+}
+
+proptest! {
+    #![proptest_config(config(8))]
+
+    /// `view` and `export` of a run of any length hold the events they
+    /// draw, not the run: a window of it by default, or the range asked for,
+    /// within an address space of 600 MB (reading either report whole took
+    /// over 3 GB). What they draw is exactly that window.
+    #[test]
+    fn a_long_run_is_drawn_a_window_at_a_time(
+        export in any::<bool>(),
+        full in any::<bool>(),
+        range in prop::option::of((0u64..1_400_000, 1u64..60_000)),
+    ) {
+        let d = long_run();
+        let report = if full { "full.json" } else { "compact.json" };
+        let out = format!("out-{export}-{full}-{range:?}");
+        let events = range.map(|(a, n)| format!("{a}..{}", a + n));
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 600000 && exec \"$0\" \"$@\"")
+            .arg(env!("CARGO_BIN_EXE_dst"))
+            .args([if export { "export" } else { "view" }, report, "-o", &out])
+            .args(events.iter().flat_map(|e| ["--events", e.as_str()]))
+            .current_dir(d)
+            .env("DST_MIN_FREE", "0")
+            .output()
+            .expect("sh runs");
+        let said = String::from_utf8_lossy(&o.stdout).into_owned();
+        prop_assert_eq!(o.status.code(), Some(0), "{} {}", said, String::from_utf8_lossy(&o.stderr));
+        let (from, to) = range.map_or((1_376_222, 1_476_222), |(a, n)| (a, a + n));
+        prop_assert!(said.contains(&format!("events {from}..{to} of 1476222")), "{}", said);
+        let text = std::fs::read_to_string(d.join(&out)).expect("written");
+        let _ = std::fs::remove_file(d.join(&out));
+        if export {
+            let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+            prop_assert_eq!(&v["metadata"]["drawn"], &serde_json::json!({"from": from, "to": to}));
+            prop_assert_eq!(&v["metadata"]["events"], 1_476_222);
+        } else {
+            let v = page_data(&text);
+            let i: Vec<u64> = v["events"].as_array().expect("events").iter().map(|e| e["i"].as_u64().expect("i")).collect();
+            prop_assert_eq!(i, (from..to).collect::<Vec<_>>());
+        }
+    }
+}

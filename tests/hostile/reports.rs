@@ -107,3 +107,37 @@ proptest! {
         judge(&v.to_string())?;
     }
 }
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// A full report read holding only a window of its trace (as `view`
+    /// and `export` read a long one, and `check` its history) holds exactly
+    /// those events, and still checks every event: an edit outside the
+    /// window is refused as an edit inside it is.
+    #[test]
+    fn a_trace_read_in_part_is_checked_whole(from in 0u64..400, len in 0u64..400, edit in 0usize..10_000, t in any::<u64>()) {
+        let text = samples::report();
+        let whole = Report::parse(text).expect("the sample reads");
+        let keep = |e: &Event| (from..from + len).contains(&e.i);
+        let part = Report::parse_keeping(text, &keep).expect("the sample reads in part");
+        let want: Vec<&Event> = whole.trace.iter().filter(|e| keep(e)).collect();
+        prop_assert_eq!(part.trace.iter().collect::<Vec<_>>(), want);
+        prop_assert_eq!(&part.verdict, &whole.verdict);
+        let mut v: Json = serde_json::from_str(text).expect("JSON");
+        let events = v["trace"].as_array_mut().expect("a trace");
+        let k = edit % events.len();
+        if events[k]["t_ns"].as_u64() == Some(t) {
+            return Ok(());
+        }
+        events[k]["t_ns"] = t.into();
+        let edited = v.to_string();
+        let none = |_: &Event| false;
+        let clients = |e: &Event| e.kind.is_client_op();
+        let keeps: [&dyn Fn(&Event) -> bool; 3] = [&none, &keep, &clients];
+        for keep in keeps {
+            let e = Report::parse_keeping(&edited, keep).expect_err("an edited trace is refused");
+            prop_assert!(e.contains("trace does not match its hash"), "{}", e);
+        }
+    }
+}

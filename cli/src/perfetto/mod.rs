@@ -14,7 +14,8 @@ mod lanes;
 mod names;
 mod walk;
 
-use lanes::{Item, Lane, Shape};
+use dst_runner::Drawn;
+use lanes::{args_text, Item, Lane, Shape};
 use serde_json::{json, Value};
 use sim::report::Report;
 use sim::{Event, EventKind, Verdict};
@@ -24,8 +25,10 @@ use walk::{node_pid, WORLD};
 /// The trace of `report` as a Trace Event JSON object.
 #[cfg(test)]
 pub fn perfetto(report: &Report) -> Value {
+    let n = report.trace.len() as u64;
+    let whole = Drawn { from: 0, to: n, of: n };
     let mut text = String::new();
-    write(report, &mut |piece| {
+    write(report, &whole, &mut |piece| {
         text.push_str(piece);
         Ok(())
     })
@@ -33,11 +36,16 @@ pub fn perfetto(report: &Report) -> Value {
     serde_json::from_str(&text).expect("the export is JSON")
 }
 
-/// The trace of `report` as Trace Event JSON text, handed to `out` a piece
-/// at a time (the metadata, then each event), so that the text of a long
-/// run is never held whole: the same bytes as the JSON object serialized,
-/// its keys in order. How many trace events it holds.
-pub fn write(report: &Report, out: &mut dyn FnMut(&str) -> std::io::Result<()>) -> std::io::Result<usize> {
+/// The trace of `report`, whose trace holds the events `drawn`, as Trace
+/// Event JSON text, handed to `out` a piece at a time (the metadata, then
+/// each event), so that the text of a long run is never held whole: the
+/// same bytes as the JSON object serialized, its keys in order. How many
+/// trace events it holds.
+pub fn write(
+    report: &Report,
+    drawn: &Drawn,
+    out: &mut dyn FnMut(&str) -> std::io::Result<()>,
+) -> std::io::Result<usize> {
     let end_ns = report.end_ns();
     let clients = node_pid(report.nodes());
     let mut items = walk::walk(&report.trace, end_ns, clients);
@@ -47,16 +55,19 @@ pub fn write(report: &Report, out: &mut dyn FnMut(&str) -> std::io::Result<()>) 
     // Slices first among equals, so a mark or flow at a slice's start falls inside it.
     items.sort_by_key(|it| (it.t_ns, rank(&it.shape)));
     out("{\"displayTimeUnit\":\"ms\",\"metadata\":")?;
-    out(&metadata(report).to_string())?;
+    out(&metadata(report, drawn).to_string())?;
     out(",\"traceEvents\":[")?;
     let names = names_of(&threads, clients);
     let events = names.len() + items.len();
-    let rendered = names.into_iter().chain(items.iter().map(|it| render(it, &threads)));
+    let rendered = names
+        .into_iter()
+        .map(|n| n.to_string())
+        .chain(items.iter().map(|it| render(it, &threads)));
     for (i, e) in rendered.enumerate() {
         if i > 0 {
             out(",")?;
         }
-        out(&e.to_string())?;
+        out(&e)?;
     }
     out("]}")?;
     Ok(events)
@@ -102,7 +113,7 @@ fn evidence(trace: &[Event], verdict: &Verdict, clients: u64) -> Vec<Item> {
             shape: Shape::Instant { scope: "t" },
             name: format!("evidence: {what}"),
             cat: "evidence".into(),
-            args: json!({"message": verdict.message, "event": e.i, "kind": names::event(&e.kind)}),
+            args: args_text(json!({"message": verdict.message, "event": e.i, "kind": names::event(&e.kind)})),
         });
     }
     if let Some(last) = items.iter().map(|it| it.t_ns).max() {
@@ -114,7 +125,7 @@ fn evidence(trace: &[Event], verdict: &Verdict, clients: u64) -> Vec<Item> {
             shape: Shape::Instant { scope: "g" },
             name: format!("{status}: {what}"),
             cat: "verdict".into(),
-            args: json!({"message": verdict.message, "evidence": verdict.evidence}),
+            args: args_text(json!({"message": verdict.message, "evidence": verdict.evidence})),
         });
     }
     items
@@ -129,7 +140,7 @@ fn us(ns: u64) -> u64 {
     ns / 1_000
 }
 
-fn render(it: &Item, threads: &BTreeMap<(u64, Lane, u32), (u64, String)>) -> Value {
+fn render(it: &Item, threads: &BTreeMap<(u64, Lane, u32), (u64, String)>) -> String {
     let tid = threads.get(&(it.pid, it.lane, it.sub)).map_or(0, |t| t.0);
     let mut v = json!({"name": it.name, "cat": it.cat, "ts": us(it.t_ns), "pid": it.pid, "tid": tid});
     match it.shape {
@@ -151,10 +162,12 @@ fn render(it: &Item, threads: &BTreeMap<(u64, Lane, u32), (u64, String)>) -> Val
             v["bp"] = json!("e");
         }
     }
-    if !it.args.is_null() {
-        v["args"] = it.args.clone();
+    let text = v.to_string();
+    match &it.args {
+        // Keys are written in order, and `args` comes first of them.
+        Some(args) => format!("{{\"args\":{args},{}", &text[1..]),
+        None => text,
     }
-    v
 }
 
 /// `M` events naming every process and thread in use.
@@ -178,8 +191,8 @@ fn names_of(threads: &BTreeMap<(u64, Lane, u32), (u64, String)>, clients: u64) -
 
 /// What a reader needs beside the picture: the run, its verdict and how to
 /// replay it.
-fn metadata(r: &Report) -> Value {
-    json!({
+fn metadata(r: &Report, drawn: &Drawn) -> Value {
+    let mut m = json!({
         "tool": "dst",
         "dst_version": r.dst_version,
         "schema": r.schema,
@@ -191,9 +204,13 @@ fn metadata(r: &Report) -> Value {
         "coverage": r.coverage,
         "trace_hash": r.trace_hash,
         "replay": r.replay,
-        "events": r.trace.len(),
+        "events": drawn.of,
         "messages": r.stats.messages,
         "sim_ns": r.stats.sim_ns,
         "time": "simulated; ts and dur in whole microseconds",
-    })
+    });
+    if !drawn.is_whole() {
+        m["drawn"] = json!({"from": drawn.from, "to": drawn.to});
+    }
+    m
 }

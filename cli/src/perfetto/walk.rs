@@ -2,7 +2,7 @@
 //! (a role, a crash, a pause, a cut, a client op) are closed by a later
 //! event or by the end of the trace, so every slice has an end.
 
-use super::lanes::{Item, Lane, Shape};
+use super::lanes::{args_text, Item, Lane, Shape};
 use super::names;
 use serde_json::{json, Value};
 use sim::fault::Action;
@@ -119,7 +119,7 @@ impl Walk {
             shape,
             name,
             cat: cat.into(),
-            args,
+            args: args_text(args),
         });
     }
 

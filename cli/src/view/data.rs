@@ -3,6 +3,7 @@
 //! partial linearization the checker found. The page's script derives the
 //! lanes (roles, down time, cuts) from the trace itself.
 
+use dst_runner::Drawn;
 use linearizability::{self as lin, DstKv, History, Model, Outcome};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -30,12 +31,14 @@ pub struct ViewOp {
     pub complete_i: Option<u64>,
 }
 
-/// The view of a report.
-pub fn report_data(r: &Report) -> Value {
+/// The view of a report whose trace holds the events `drawn`, but for
+/// those events (see [`event_json`]), as the data's keys and values.
+pub fn report_fields(r: &Report, drawn: &Drawn) -> Vec<(&'static str, Value)> {
     let nodes = r.nodes();
     let end = r.end_ns();
     let ops = report_ops(&r.trace);
-    let lin = (r.verdict.invariant.as_deref() == Some("linearizable"))
+    // The checker needs the whole history: a window's ops are not one.
+    let lin = (drawn.is_whole() && r.verdict.invariant.as_deref() == Some("linearizable"))
         .then(|| report_lin(&r.trace, &ops))
         .flatten();
     let plan: Vec<String> = r
@@ -51,7 +54,7 @@ pub fn report_data(r: &Report) -> Value {
             format!("{:>9.3} ms  {what} {a}", p.at_ns as f64 / 1e6)
         })
         .collect();
-    let header = vec![
+    let mut header = vec![
         ("scenario", r.scenario.clone()),
         ("seed", r.seed.to_string()),
         (
@@ -68,7 +71,7 @@ pub fn report_data(r: &Report) -> Value {
             "events",
             format!(
                 "{} ({} messages, {:.3} s simulated)",
-                r.trace.len(),
+                drawn.of,
                 r.stats.messages,
                 r.stats.sim_ns as f64 / 1e9
             ),
@@ -76,23 +79,36 @@ pub fn report_data(r: &Report) -> Value {
         ("trace hash", r.trace_hash.clone()),
         ("swarm draw", serde_json::to_string(&r.swarm).unwrap_or_default()),
     ];
-    let mut events = serde_json::to_value(&r.trace).unwrap_or_default();
-    exact_in_js(&mut events);
-    json!({
-        "kind": "report",
-        "unit": "ns",
-        "title": format!("{} seed {}", r.scenario, r.seed),
-        "header": header,
-        "plan": plan,
-        "config": r.config,
-        "verdict": r.verdict,
-        "replay": r.replay,
-        "nodes": nodes,
-        "end": end,
-        "events": events,
-        "ops": ops,
-        "lin": lin,
-    })
+    if let Some(note) = drawn.note() {
+        header.push(("drawn", note));
+    }
+    let start = if drawn.from == 0 {
+        0
+    } else {
+        r.trace.first().map_or(0, |e| e.t_ns)
+    };
+    vec![
+        ("kind", json!("report")),
+        ("unit", json!("ns")),
+        ("title", json!(format!("{} seed {}", r.scenario, r.seed))),
+        ("header", json!(header)),
+        ("plan", json!(plan)),
+        ("config", r.config.clone()),
+        ("verdict", json!(r.verdict)),
+        ("replay", json!(r.replay)),
+        ("nodes", json!(nodes)),
+        ("start", json!(start)),
+        ("end", json!(end)),
+        ("ops", json!(ops)),
+        ("lin", json!(lin)),
+    ]
+}
+
+/// One trace event as the page reads it.
+pub fn event_json(e: &Event) -> Value {
+    let mut v = serde_json::to_value(e).unwrap_or_default();
+    exact_in_js(&mut v);
+    v
 }
 
 /// Integers a browser cannot hold exactly (beyond 2^53, such as state

@@ -9,50 +9,84 @@
 
 mod data;
 
-pub use data::{history_data, report_data, ViewOp};
+pub use data::{history_data, ViewOp};
 
+use dst_runner::Drawn;
 use sim::report::Report;
+use std::io::Write;
 
 const PAGE: &str = include_str!("page.html");
 const CSS: &str = include_str!("view.css");
 const JS: &str = include_str!("view.js");
 
-/// The page of a report.
-pub fn report_page(r: &Report) -> String {
-    let title = format!("dst: {} seed {}", r.scenario, r.seed);
-    page(&title, &report_data(r))
-}
-
 /// Writes the page of the report at `report` to `out` (default: beside
-/// it, `REPORT.html`) and returns where; the error is one line. A compact
-/// report's trace is regenerated from its seed first (so its scenario must
-/// be one `registry` knows); a full one is drawn as it is.
+/// it, `REPORT.html`) and returns where, with which events it draws
+/// (`events`, or [`dst_runner::Drawn::by_default`]); the error is one line.
+/// A compact report's run is regenerated from its seed first, holding only
+/// the events drawn (so its scenario must be one `registry` knows); a full
+/// one is drawn as it is.
 pub fn write_page(
     registry: &sim::Registry,
     report: &std::path::Path,
     out: Option<&std::path::Path>,
-) -> Result<std::path::PathBuf, String> {
+    events: Option<(u64, u64)>,
+) -> Result<(std::path::PathBuf, Drawn), String> {
     let dest = out
         .map(|p| p.to_path_buf())
         .unwrap_or_else(|| sim::report::beside(report, "html"));
     sim::host::files::refuse_special(&dest)?;
-    let r = dst_runner::read_full_report(registry, report)?;
-    write_report_page(&r, &dest)?;
-    Ok(dest)
+    let (r, drawn) = dst_runner::read_drawn(registry, report, events)?;
+    write_drawn(&r, &drawn, &dest)?;
+    Ok((dest, drawn))
 }
 
 /// Writes the page of `r` (with its whole trace) to `dest`.
 pub fn write_report_page(r: &Report, dest: &std::path::Path) -> Result<(), String> {
+    let n = r.trace.len() as u64;
+    write_drawn(r, &Drawn { from: 0, to: n, of: n }, dest)
+}
+
+fn write_drawn(r: &Report, drawn: &Drawn, dest: &std::path::Path) -> Result<(), String> {
     sim::host::files::refuse_special(dest)?;
-    sim::host::files::write_atomic(dest, report_page(r).as_bytes())
+    sim::host::files::write_atomic_with(dest, |w| write_report(r, drawn, w))
+}
+
+/// The page of `r`, whose trace holds the events `drawn`, written a piece
+/// at a time: the data of a long run is never held as one text.
+fn write_report(r: &Report, drawn: &Drawn, w: &mut dyn Write) -> std::io::Result<()> {
+    let title = format!("dst: {} seed {}", r.scenario, r.seed);
+    let (head, tail) = shell(&title);
+    w.write_all(head.as_bytes())?;
+    w.write_all(b"{")?;
+    for (key, value) in data::report_fields(r, drawn) {
+        write!(w, "{}:{},", script_json(&key.into()), script_json(&value))?;
+    }
+    w.write_all(b"\"events\":[")?;
+    for (k, e) in r.trace.iter().enumerate() {
+        if k > 0 {
+            w.write_all(b",")?;
+        }
+        w.write_all(script_json(&data::event_json(e)).as_bytes())?;
+    }
+    w.write_all(b"]}")?;
+    w.write_all(tail.as_bytes())
+}
+
+/// The page's text before and after its data.
+fn shell(title: &str) -> (String, String) {
+    let fill = |part: &str| {
+        part.replace("{{TITLE}}", &html_text(title))
+            .replace("{{CSS}}", CSS)
+            .replace("{{JS}}", JS)
+    };
+    let (head, tail) = PAGE.split_once("{{DATA}}").unwrap_or((PAGE, ""));
+    (fill(head), fill(tail))
 }
 
 /// The page of any view data (see `data`).
 pub fn page(title: &str, data: &serde_json::Value) -> String {
-    PAGE.replace("{{TITLE}}", &html_text(title))
-        .replace("{{CSS}}", CSS)
-        .replace("{{JS}}", JS)
-        .replacen("{{DATA}}", &script_json(data), 1)
+    let (head, tail) = shell(title);
+    head + &script_json(data) + &tail
 }
 
 /// JSON that cannot end the script element it sits in, nor open a comment

@@ -32,6 +32,8 @@
   const ops = Array.isArray(D.ops) ? D.ops : [];
   const nNodes = Math.max(0, Math.min(1000, Number(D.nodes) || 0));
   const END = ops.reduce((m, o) => Math.max(m, Number(o.end) || 0, Number(o.start) || 0), Math.max(1, Number(D.end) || 0));
+  // A window of a long run starts where its first event is.
+  const START = Math.max(0, Math.min(END - 1, Number(D.start) || 0));
   const verdict = D.verdict || {};
   const evidence = (verdict.evidence || []).map(Number);
   const lin = D.lin && typeof D.lin === "object" ? D.lin : null;
@@ -243,7 +245,7 @@
 
   const canvas = $("canvas");
   const ctx = canvas.getContext("2d");
-  let v0 = 0, v1 = END;
+  let v0 = START, v1 = END;
   let selected = null; // { i } or { op }
   const view = { arrows: false, kinds: new Set(), node: null };
 
@@ -552,18 +554,18 @@
       ts.push(Number(o.start));
       if (o.end !== null && o.end !== undefined) ts.push(Number(o.end));
     }
-    if (!ts.length) { v0 = 0; v1 = END; draw(); return false; }
+    if (!ts.length) { v0 = START; v1 = END; draw(); return false; }
     const a = Math.min(...ts), b = Math.max(...ts);
     const pad = Math.max((b - a) * 0.6, END * 0.01, NS ? 2e6 : 2);
     v0 = Math.max(0, a - pad); v1 = Math.min(END, b + pad);
-    if (v1 <= v0) { v0 = 0; v1 = END; }
+    if (v1 <= v0) { v0 = START; v1 = END; }
     draw();
     return true;
   }
 
   // ---- controls ----
   const zoom = (f, at) => { const t = at === undefined ? (v0 + v1) / 2 : at; v0 = t - (t - v0) * f; v1 = t + (v1 - t) * f; clamp(); draw(); };
-  $("fit").onclick = () => { v0 = 0; v1 = END; draw(); };
+  $("fit").onclick = () => { v0 = START; v1 = END; draw(); };
   $("focus").onclick = focus;
   $("zin").onclick = () => zoom(0.5);
   $("zout").onclick = () => zoom(2);
@@ -628,7 +630,7 @@
     if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
     if (e.key === "+" || e.key === "=") zoom(0.5);
     else if (e.key === "-") zoom(2);
-    else if (e.key === "0") { v0 = 0; v1 = END; draw(); }
+    else if (e.key === "0") { v0 = START; v1 = END; draw(); }
     else if (e.key === "v") focus();
     else if (e.key === "ArrowLeft") { const d = (v1 - v0) * 0.2; v0 -= d; v1 -= d; clamp(); draw(); }
     else if (e.key === "ArrowRight") { const d = (v1 - v0) * 0.2; v0 += d; v1 += d; clamp(); draw(); }

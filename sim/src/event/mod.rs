@@ -322,6 +322,17 @@ pub enum EventKind {
     },
 }
 
+impl EventKind {
+    /// Whether this is a client operation's event (its invoke or its
+    /// completion): what a history to check is made of.
+    pub fn is_client_op(&self) -> bool {
+        matches!(
+            self,
+            EventKind::Invoke { .. } | EventKind::Ok { .. } | EventKind::Fail { .. } | EventKind::Info { .. }
+        )
+    }
+}
+
 /// What a node reports about itself.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "model", rename_all = "kebab-case")]

@@ -18,6 +18,110 @@ pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
     Ok(v)
 }
 
+/// [`parse`] for an object whose array under the key `field` may be long:
+/// its elements are parsed one at a time (refusing repeated keys, as
+/// everywhere) and handed to `each` with their position, never held
+/// together; the value returned has an empty array under `field`. An error
+/// `each` returns ends the parse; it is handed back as `Err(Ok(error))`,
+/// a JSON error as `Err(Err(error))`.
+pub fn parse_streaming(
+    text: &str,
+    field: &str,
+    each: &mut dyn FnMut(u64, Value) -> Result<(), String>,
+) -> Result<Value, Result<String, serde_json::Error>> {
+    let mut stopped = None;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let top = Streaming {
+        field,
+        array: false,
+        each,
+        stopped: &mut stopped,
+    };
+    let parsed = top.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+    match (parsed, stopped) {
+        (_, Some(e)) => Err(Ok(e)),
+        (Ok(v), None) => Ok(v),
+        (Err(e), None) => Err(Err(e)),
+    }
+}
+
+/// A value of [`parse_streaming`]: the top level, whose `field` is
+/// streamed, or (`array`) that field's value, whose elements are.
+struct Streaming<'a> {
+    field: &'a str,
+    array: bool,
+    each: &'a mut dyn FnMut(u64, Value) -> Result<(), String>,
+    stopped: &'a mut Option<String>,
+}
+
+impl<'de> DeserializeSeed<'de> for Streaming<'_> {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Streaming<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Value, E> {
+        NoDuplicates.visit_bool(b)
+    }
+    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Value, E> {
+        NoDuplicates.visit_i64(n)
+    }
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Value, E> {
+        NoDuplicates.visit_u64(n)
+    }
+    fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Value, E> {
+        NoDuplicates.visit_f64(n)
+    }
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Value, E> {
+        NoDuplicates.visit_str(s)
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Value, E> {
+        NoDuplicates.visit_unit()
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        if !self.array {
+            return NoDuplicates.visit_seq(seq);
+        }
+        let mut n = 0;
+        while let Some(v) = seq.next_element_seed(NoDuplicates)? {
+            if let Err(e) = (self.each)(n, v) {
+                *self.stopped = Some(e);
+                return Err(A::Error::custom("stopped"));
+            }
+            n += 1;
+        }
+        Ok(Value::Array(Vec::new()))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        if self.array {
+            return NoDuplicates.visit_map(map);
+        }
+        let mut out = Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            once(&out, &k)?;
+            let v = if k == self.field {
+                map.next_value_seed(Streaming {
+                    field: self.field,
+                    array: true,
+                    each: &mut *self.each,
+                    stopped: &mut *self.stopped,
+                })?
+            } else {
+                map.next_value_seed(NoDuplicates)?
+            };
+            out.insert(k, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
 /// Reads `text` as a `T`: [`parse`], then the type, then [`unknown_key`].
 /// The error is serde's, or names the key.
 pub fn from_str<T: DeserializeOwned + Serialize>(text: &str) -> Result<T, String> {
@@ -119,6 +223,17 @@ fn show(path: &[Seg]) -> String {
     crate::one_line::one_line(&s)
 }
 
+/// Refuses `k` if `out` has it already.
+fn once<E: serde::de::Error>(out: &Map<String, Value>, k: &str) -> Result<(), E> {
+    match out.contains_key(k) {
+        true => Err(E::custom(format!(
+            "duplicate key {}",
+            crate::one_line::one_line(&format!("{k:?}"))
+        ))),
+        false => Ok(()),
+    }
+}
+
 /// Builds a [`Value`] as serde_json does, but refuses a repeated key.
 struct NoDuplicates;
 
@@ -174,12 +289,7 @@ impl<'de> Visitor<'de> for NoDuplicates {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(k) = map.next_key::<String>()? {
-            if out.contains_key(&k) {
-                return Err(A::Error::custom(format!(
-                    "duplicate key {}",
-                    crate::one_line::one_line(&format!("{k:?}"))
-                )));
-            }
+            once(&out, &k)?;
             let v = map.next_value_seed(NoDuplicates)?;
             out.insert(k, v);
         }
@@ -217,6 +327,45 @@ mod tests {
         assert!(e.to_string().contains("duplicate key \"y\""), "{e}");
         assert!(parse(r#"{"a": 1, "a": 1}"#).is_err());
         assert!(parse(r#"{"a": 1} x"#).is_err());
+    }
+
+    #[test]
+    fn a_streamed_array_is_handed_out_an_element_at_a_time_as_strictly() {
+        let mut seen = Vec::new();
+        let v = parse_streaming(
+            r#"{"a": [9], "t": [{"x": 1}, 2, [3]], "b": {"t": [4]}}"#,
+            "t",
+            &mut |n, e| {
+                seen.push((n, e));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(v, serde_json::json!({"a": [9], "t": [], "b": {"t": [4]}}));
+        assert_eq!(
+            seen,
+            vec![
+                (0, serde_json::json!({"x": 1})),
+                (1, 2.into()),
+                (2, serde_json::json!([3]))
+            ]
+        );
+        let mut none = |_, _| Ok(());
+        let err = |text: &str, each: &mut dyn FnMut(u64, Value) -> Result<(), String>| {
+            parse_streaming(text, "t", each).map(|_| ()).unwrap_err()
+        };
+        assert!(
+            matches!(err(r#"{"t": [{"x": 1, "x": 2}]}"#, &mut none), Err(e) if e.to_string().contains("duplicate key"))
+        );
+        assert!(matches!(err(r#"{"t": [], "t": []}"#, &mut none), Err(e) if e.to_string().contains("duplicate key")));
+        assert!(matches!(err(r#"{"t": [1, 2"#, &mut none), Err(e) if e.is_eof()));
+        let mut stop = |n, _| if n == 1 { Err("no".to_string()) } else { Ok(()) };
+        assert!(matches!(err(r#"{"t": [1, 2, 3]}"#, &mut stop), Ok(e) if e == "no"));
+        // Anything but an array under the key is parsed as it is, for the type to refuse.
+        assert_eq!(
+            parse_streaming(r#"{"t": 5}"#, "t", &mut none).unwrap(),
+            serde_json::json!({"t": 5})
+        );
     }
 
     #[test]

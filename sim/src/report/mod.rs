@@ -15,7 +15,6 @@ use crate::calm::Calm;
 use crate::event::Event;
 use crate::nemesis::{PlanEntry, SwarmDraw};
 use crate::one_line::one_line;
-use crate::trace::Trace;
 use crate::world::Verdict;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -232,24 +231,48 @@ impl Report {
 
     /// Read and validate a report; the error is one line.
     pub fn read(path: &Path) -> Result<Report, String> {
-        let text = crate::host::files::read_text(path, GUNZIP_BYTES_MAX).map_err(|e| one_line(&e))?;
+        let text = Self::read_text(path)?;
         Self::parse(&text).map_err(|e| one_line(&format!("{}: {e}", crate::host::files::shown(path))))
+    }
+
+    /// The text of the report at `path`, gunzipped if it is gzipped, up to
+    /// [`GUNZIP_BYTES_MAX`]; the error is one line.
+    pub fn read_text(path: &Path) -> Result<String, String> {
+        crate::host::files::read_text(path, GUNZIP_BYTES_MAX).map_err(|e| one_line(&e))
     }
 
     /// Parse and validate a report's text; the error is one line, even
     /// where serde quotes a string from the file.
     pub fn parse(text: &str) -> Result<Report, String> {
-        Self::parse_checked(text).map_err(|e| one_line(&e))
+        Self::parse_keeping(text, &|_: &Event| true)
     }
 
-    fn parse_checked(text: &str) -> Result<Report, String> {
-        let v: serde_json::Value = crate::host::strict::parse(text).map_err(|e| {
-            if e.is_eof() {
-                format!("truncated report ({e})")
-            } else {
-                format!("malformed report JSON ({e})")
-            }
-        })?;
+    /// [`Report::parse`], holding of a full report's trace only the events
+    /// `keep` takes (a compact report's window is held whole). Every event is still read, checked and hashed one at a time,
+    /// so that a long trace is never held whole to be validated: its hash,
+    /// count and numbering are checked as they are for the whole trace.
+    pub fn parse_keeping(text: &str, keep: &dyn Fn(&Event) -> bool) -> Result<Report, String> {
+        match Self::parse_checked(text, keep).map_err(|e| one_line(&e))? {
+            (r, false) => Self::parse_keeping(text, &|_: &Event| true).map(|whole| Report {
+                trace: whole.trace,
+                ..r
+            }),
+            (r, true) => Ok(r),
+        }
+    }
+
+    /// The report, and whether it is whole: false for a compact report some
+    /// of whose window `keep` left out, whose window is then unchecked.
+    fn parse_checked(text: &str, keep: &dyn Fn(&Event) -> bool) -> Result<(Report, bool), String> {
+        let mut read = Read::new();
+        let v: serde_json::Value =
+            crate::host::strict::parse_streaming(text, "trace", &mut |n, e| read.event(n, e, keep)).map_err(
+                |e| match e {
+                    Ok(e) => format!("invalid report: {e}"),
+                    Err(e) if e.is_eof() => format!("truncated report ({e})"),
+                    Err(e) => format!("malformed report JSON ({e})"),
+                },
+            )?;
         match v.get("schema") {
             Some(s)
                 if s.as_u64()
@@ -272,27 +295,76 @@ impl Report {
             }
             None => return Err("not a dst report (no schema field)".into()),
         }
-        let r: Report = crate::host::strict::from_value(&v).map_err(|e| format!("invalid report: {e}"))?;
+        let mut r: Report = crate::host::strict::from_value(&v).map_err(|e| format!("invalid report: {e}"))?;
         if !crate::hash::is_hex_hash(&r.trace_hash) {
             return Err(format!(
                 "trace_hash {:?} is not a trace hash (16 hex digits)",
                 one_line(&r.trace_hash)
             ));
         }
+        let held = read.held.len() as u64;
+        r.trace = read.held;
         match &r.window {
-            Some(w) => r.check_window(w)?,
+            Some(w) if held == read.count => r.check_window(w)?,
+            // Read again whole (see parse_keeping).
+            Some(_) => return Ok((r, false)),
             None => {
-                let h = Trace::hash_of(&r.trace, crate::trace::TraceHash::of_schema(r.schema));
+                let h = match crate::trace::TraceHash::of_schema(r.schema) {
+                    crate::trace::TraceHash::Fnv1a => read.fnv.hex(),
+                    _ => read.words.hex(),
+                };
                 if h != r.trace_hash {
                     return Err(format!(
                         "trace does not match its hash (stored {}, computed {h}): the file was edited or cut",
                         r.trace_hash
                     ));
                 }
+                if let Some((n, i)) = read.misnumbered {
+                    return Err(format!("trace event {n} is numbered {i}"));
+                }
             }
         }
-        r.check_verdict()?;
-        Ok(r)
+        r.check_verdict(read.count)?;
+        Ok((r, true))
+    }
+}
+
+/// A report's trace as it is read, an event at a time.
+struct Read {
+    held: Vec<Event>,
+    count: u64,
+    words: crate::trace::EventHash,
+    fnv: crate::trace::EventHash,
+    /// The first event whose number is not its position.
+    misnumbered: Option<(u64, u64)>,
+}
+
+impl Read {
+    fn new() -> Read {
+        Read {
+            held: Vec::new(),
+            count: 0,
+            words: crate::trace::EventHash::new(crate::trace::TraceHash::Words),
+            fnv: crate::trace::EventHash::new(crate::trace::TraceHash::Fnv1a),
+            misnumbered: None,
+        }
+    }
+
+    fn event(&mut self, n: u64, v: serde_json::Value, keep: &dyn Fn(&Event) -> bool) -> Result<(), String> {
+        let e: Event = crate::host::strict::from_value(&v).map_err(|e| match e.strip_prefix("unknown field ") {
+            Some(path) => format!("unknown field \"trace\"[{n}].{path}"),
+            None => format!("trace[{n}]: {e}"),
+        })?;
+        self.words.add(&e);
+        self.fnv.add(&e);
+        self.count += 1;
+        if e.i != n && self.misnumbered.is_none() {
+            self.misnumbered = Some((n, e.i));
+        }
+        if keep(&e) {
+            self.held.push(e);
+        }
+        Ok(())
     }
 }
 
