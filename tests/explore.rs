@@ -615,3 +615,38 @@ fn kafka_flow_tlc_verdicts_are_reproduced() {
     assert_eq!(v["found"]["verdict"]["invariant"], "no-tombstone-revival", "reap: {v}");
     replays(&v);
 }
+
+#[test]
+fn an_explored_report_shrinks_and_its_shrunk_report_replays() {
+    let dir = support::scratch("explore", "shrink");
+    let o = dst(&[
+        "explore",
+        "raft-crash-restart",
+        "--bug",
+        "hardstate-not-persisted",
+        "--json",
+        "--report-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = json(&o);
+    let report = v["found"]["report"]
+        .as_str()
+        .unwrap_or_else(|| panic!("found nothing: {v}"));
+    let shrunk = dir.join("shrunk.json");
+    let s = dst(&["shrink", report, "--out", shrunk.to_str().unwrap(), "--json"]);
+    // Before, shrinking ran the report's seed without its tape: a pass,
+    // "nothing to shrink", although replay reproduced it.
+    assert_eq!(s.status.code(), Some(0), "{}", String::from_utf8_lossy(&s.stderr));
+    let s = json(&s);
+    assert_eq!(s["verdict"]["invariant"], "no-dual-leaders", "{s}");
+    assert!(s["deviations"]["before"].as_u64().unwrap() >= 1, "{s}");
+    assert!(
+        s["deviations"]["after"].as_u64() <= s["deviations"]["before"].as_u64(),
+        "{s}"
+    );
+    assert!(s["events"]["after"].as_u64() <= s["events"]["before"].as_u64(), "{s}");
+    let r = dst(&["replay", shrunk.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(0), "{}", String::from_utf8_lossy(&r.stdout));
+    assert!(String::from_utf8_lossy(&r.stdout).starts_with("reproduced"));
+}

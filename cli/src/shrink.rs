@@ -32,6 +32,7 @@ pub fn main(
                 "plan": {"before": s.plan_from, "after": s.plan_to},
                 "chaos": {"before": s.chaos_from, "after": s.chaos_to, "left": left},
                 "events": {"before": s.events_from, "after": s.events_to},
+                "deviations": {"before": s.deviations_from, "after": s.deviations_to},
                 "changed": s.changed, "runs": s.runs, "wall_ms": s.wall_ms,
                 "kept": s.kept, "verdict": s.verdict, "report": s.report, "interrupted": s.interrupted})
         );
@@ -47,6 +48,9 @@ pub fn main(
             s.runs,
             s.wall_ms as f64 / 1e3
         );
+        if s.deviations_from > 0 {
+            sim::outln!("explored run: deviations {} -> {}", s.deviations_from, s.deviations_to);
+        }
         if !s.changed.is_empty() {
             sim::outln!("changed: {}", s.changed.join(", "));
         }

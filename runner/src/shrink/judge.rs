@@ -5,6 +5,7 @@
 
 use super::minimize;
 use crate::{cause, describe, run_seed_with};
+use sim::explore::Tape;
 use sim::fault::Calm;
 use sim::fault::PlanEntry;
 use sim::{Overrides, Registry, RunOutcome, Scenario};
@@ -21,6 +22,8 @@ pub(super) struct Case {
     pub scenario: Scenario,
     pub plan: Vec<PlanEntry>,
     pub calm: Calm,
+    /// An explored run's tape: the moves that make its run.
+    pub tape: Option<Tape>,
 }
 
 impl Case {
@@ -28,6 +31,7 @@ impl Case {
         Overrides {
             plan: Some(self.plan.clone()),
             calm: self.calm.clone(),
+            explore: self.tape.clone(),
             ..Overrides::default()
         }
     }
@@ -55,6 +59,7 @@ pub(super) struct Size {
     events: usize,
     plan: usize,
     chaos: usize,
+    deviations: usize,
     scenario: Scenario,
 }
 
@@ -112,8 +117,17 @@ impl<'a> Judge<'a> {
             events: self.best_out.trace.len(),
             plan: self.best.plan.len(),
             chaos: self.best_out.chaos.len(),
+            deviations: self.deviations(),
             scenario: self.best.scenario.clone(),
         }
+    }
+
+    /// Moves of the best case's tape other than the natural one.
+    pub fn deviations(&self) -> usize {
+        self.best
+            .tape
+            .as_ref()
+            .map_or(0, |t| t.choices.iter().filter(|&&c| c != 0).count())
     }
 
     /// Runs `case` and keeps it if it fails the same way in no more events.
@@ -187,6 +201,39 @@ impl<'a> Judge<'a> {
         if let Some((case, out)) = last.filter(|(_, out)| out.trace.len() <= self.best_out.trace.len()) {
             self.best = case;
             self.best_out = out;
+        }
+        Ok(())
+    }
+
+    /// An explored run's deviations taken back one at a time, the latest
+    /// first (a deviation is a move other than the natural one): each the
+    /// walk made that the failure does not need. Past the last deviation a
+    /// tape takes natural moves, so it ends there.
+    pub fn tape(&mut self) -> Result<(), String> {
+        let Some(tape) = self.best.tape.clone() else {
+            return Ok(());
+        };
+        for at in (0..tape.choices.len()).rev() {
+            if self.exhausted() {
+                break;
+            }
+            let Some(mut t) = self
+                .best
+                .tape
+                .clone()
+                .filter(|t| t.choices.get(at).is_some_and(|&c| c != 0))
+            else {
+                continue;
+            };
+            t.choices[at] = 0;
+            while t.choices.last() == Some(&0) {
+                t.choices.pop();
+            }
+            let case = Case {
+                tape: Some(t),
+                ..self.best.clone()
+            };
+            self.try_case(case);
         }
         Ok(())
     }

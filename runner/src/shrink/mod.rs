@@ -1,6 +1,6 @@
 //! Shrinking: a failing report made into a smaller counterexample that
 //! fails the same way (the same invariant broken, or the same model
-//! panicking). In order: fewer fault-plan entries, message chaos calmed on
+//! panicking). In order: fewer deviations of an explored run, fewer fault-plan entries, message chaos calmed on
 //! every message the failure does not need, a run cut off just after the
 //! violation, and the drawn configuration at its simplest. A change is kept
 //! only if the run still fails with the same cause in no more trace events
@@ -35,6 +35,10 @@ pub struct Shrunk {
     pub chaos_from: usize,
     /// Messages chaos still touches in the shrunk run.
     pub chaos_to: usize,
+    /// Deviations of an explored report's tape (none for a sampled run).
+    pub deviations_from: usize,
+    /// Deviations of the shrunk run's tape.
+    pub deviations_to: usize,
     /// Trace events of the report's run.
     pub events_from: u64,
     /// Trace events of the shrunk run.
@@ -119,10 +123,12 @@ pub fn shrink_keeping(
         scenario,
         plan: r.plan.clone(),
         calm: r.calm.clone(),
+        tape: r.explore.clone(),
     };
     let mut j = Judge::start(registry, r.seed, &r.bugs, target, keep, start, max_runs)
         .map_err(|e| format!("{}: {e}", sim::host::files::shown(path)))?;
     let original = j.best.clone();
+    let deviations_from = j.deviations();
     let (chaos_from, events_from) = (j.best_out.chaos.len(), j.best_out.trace.len() as u64);
     // The knobs as the scenario declares them: a report holds only the drawn values.
     let knobs = registry
@@ -133,6 +139,7 @@ pub fn shrink_keeping(
         .unwrap_or_default();
     for pass in 0..PASSES_MAX {
         let size = j.size();
+        j.tape()?;
         j.plan(pass == 0)?;
         j.chaos()?;
         j.length()?;
@@ -161,6 +168,8 @@ pub fn shrink_keeping(
         plan_to: report.plan.len(),
         chaos_from,
         chaos_to: o.chaos.len(),
+        deviations_from,
+        deviations_to: j.deviations(),
         events_from,
         events_to: o.trace.len() as u64,
         chaos_left: o.chaos.clone(),
