@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 /// What the seeds of one scenario did.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Tally {
     /// Seeds that finished, however they ended.
     pub seeds: u64,
@@ -42,6 +42,7 @@ pub struct Tally {
 
 /// A seed that did not simply pass, with what replays it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Finding {
     /// The violated invariant, `panic`, or none (an error such as an
     /// exhausted event budget).

@@ -223,6 +223,71 @@ fn show(path: &[Seg]) -> String {
     crate::one_line::one_line(&s)
 }
 
+/// Checks that no object of `text` names a key twice, at any depth,
+/// building nothing: for a file read straight into a type that refuses
+/// keys it does not know (`deny_unknown_fields` at every level), where
+/// [`parse`]'s value of the whole file would take many times its text.
+pub fn check_keys(text: &str) -> Result<(), serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    KeysOnce.deserialize(&mut de)?;
+    de.end()
+}
+
+/// Visits a value for [`check_keys`], holding only the keys of the objects
+/// it is inside.
+struct KeysOnce;
+
+impl<'de> DeserializeSeed<'de> for KeysOnce {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeysOnce {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(KeysOnce)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if seen.contains(&k) {
+                return Err(A::Error::custom(format!(
+                    "duplicate key {}",
+                    crate::one_line::one_line(&format!("{k:?}"))
+                )));
+            }
+            map.next_value_seed(KeysOnce)?;
+            seen.insert(k);
+        }
+        Ok(())
+    }
+}
+
 /// Refuses `k` if `out` has it already.
 fn once<E: serde::de::Error>(out: &Map<String, Value>, k: &str) -> Result<(), E> {
     match out.contains_key(k) {
@@ -327,6 +392,26 @@ mod tests {
         assert!(e.to_string().contains("duplicate key \"y\""), "{e}");
         assert!(parse(r#"{"a": 1, "a": 1}"#).is_err());
         assert!(parse(r#"{"a": 1} x"#).is_err());
+    }
+
+    #[test]
+    fn keys_are_checked_without_a_value_as_parse_checks_them() {
+        for text in [
+            r#"{"a": 1, "b": {"x": [1, {"y": 2}]}}"#,
+            r#"[{"a": 1}, {"a": 2}]"#,
+            r#"{"a": {"a": {"a": 1}}}"#,
+            r#"{"a": 1, "b": {"x": [1, {"y": 2, "y": 3}]}}"#,
+            r#"{"a": 1, "a": 1}"#,
+            r#"{"a": 1} x"#,
+            r#"{"a": [1, {"b": 2, "c": 3, "b": 4}]}"#,
+            r#"{"a": "#,
+        ] {
+            let (a, b) = (check_keys(text), parse(text));
+            assert_eq!(a.is_ok(), b.is_ok(), "{text}");
+            if let (Err(a), Err(b)) = (a, b) {
+                assert_eq!(a.to_string(), b.to_string(), "{text}");
+            }
+        }
     }
 
     #[test]
