@@ -93,10 +93,9 @@ pub fn read_drawn(
 ) -> Result<(Report, Drawn), String> {
     let shown = sim::host::files::shown(path);
     let mine = |e: String| one_line(&format!("{shown}: {e}"));
-    let text = Report::read_text(path)?;
     // Read once holding no event of a full trace (all of it checked), to
     // learn its length and evidence; then again holding what is drawn.
-    let mut r = Report::parse_keeping(&text, &|_| false).map_err(mine)?;
+    let mut r = Report::read_keeping(path, &|_| false)?;
     r.replay = crate::hint::replay(path);
     // Checked against the trace as it was read, for either kind of report.
     let of = r.stats.events;
@@ -111,7 +110,7 @@ pub fn read_drawn(
         r.window = None;
     } else {
         let keep = |e: &sim::Event| (drawn.from..drawn.to).contains(&e.i);
-        r.trace = Report::parse_keeping(&text, &keep).map_err(mine)?.trace;
+        r.trace = Report::read_keeping(path, &keep)?.trace;
     }
     Ok((r, drawn))
 }

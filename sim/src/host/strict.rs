@@ -29,8 +29,24 @@ pub fn parse_streaming(
     field: &str,
     each: &mut dyn FnMut(u64, Value) -> Result<(), String>,
 ) -> Result<Value, Result<String, serde_json::Error>> {
+    stream(serde_json::Deserializer::from_str(text), field, each)
+}
+
+/// [`parse_streaming`] of the text `reader` gives, never held whole.
+pub fn parse_streaming_from(
+    reader: impl std::io::Read,
+    field: &str,
+    each: &mut dyn FnMut(u64, Value) -> Result<(), String>,
+) -> Result<Value, Result<String, serde_json::Error>> {
+    stream(serde_json::Deserializer::from_reader(reader), field, each)
+}
+
+fn stream<'de, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
+    field: &str,
+    each: &mut dyn FnMut(u64, Value) -> Result<(), String>,
+) -> Result<Value, Result<String, serde_json::Error>> {
     let mut stopped = None;
-    let mut de = serde_json::Deserializer::from_str(text);
     let top = Streaming {
         field,
         array: false,

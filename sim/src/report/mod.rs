@@ -231,14 +231,19 @@ impl Report {
 
     /// Read and validate a report; the error is one line.
     pub fn read(path: &Path) -> Result<Report, String> {
-        let text = Self::read_text(path)?;
-        Self::parse(&text).map_err(|e| one_line(&format!("{}: {e}", crate::host::files::shown(path))))
+        Self::read_keeping(path, &|_: &Event| true)
     }
 
-    /// The text of the report at `path`, gunzipped if it is gzipped, up to
-    /// [`GUNZIP_BYTES_MAX`]; the error is one line.
-    pub fn read_text(path: &Path) -> Result<String, String> {
-        crate::host::files::read_text(path, GUNZIP_BYTES_MAX).map_err(|e| one_line(&e))
+    /// [`Report::read`], holding of a full report's trace only the events
+    /// `keep` takes, as [`Report::parse_keeping`] does. The file is read as
+    /// a stream, never held as text; a fault of the file itself (its size,
+    /// its gzip, its UTF-8) is named before anything its text says, as
+    /// when the text was read whole first.
+    pub fn read_keeping(path: &Path, keep: &dyn Fn(&Event) -> bool) -> Result<Report, String> {
+        Self::keeping(Source::File(path), keep).map_err(|f| match f {
+            Fail::File(e) => one_line(&e),
+            Fail::Report(e) => one_line(&format!("{}: {e}", crate::host::files::shown(path))),
+        })
     }
 
     /// Parse and validate a report's text; the error is one line, even
@@ -248,12 +253,20 @@ impl Report {
     }
 
     /// [`Report::parse`], holding of a full report's trace only the events
-    /// `keep` takes (a compact report's window is held whole). Every event is still read, checked and hashed one at a time,
-    /// so that a long trace is never held whole to be validated: its hash,
-    /// count and numbering are checked as they are for the whole trace.
+    /// `keep` takes (a compact report's window is held whole). Every event
+    /// is still read, checked and hashed one at a time, so that a long
+    /// trace is never held whole to be validated: its hash, count and
+    /// numbering are checked as they are for the whole trace.
     pub fn parse_keeping(text: &str, keep: &dyn Fn(&Event) -> bool) -> Result<Report, String> {
-        match Self::parse_checked(text, keep).map_err(|e| one_line(&e))? {
-            (r, false) => Self::parse_keeping(text, &|_: &Event| true).map(|whole| Report {
+        Self::keeping(Source::Text(text), keep).map_err(|f| match f {
+            Fail::File(e) | Fail::Report(e) => one_line(&e),
+        })
+    }
+
+    fn keeping(source: Source, keep: &dyn Fn(&Event) -> bool) -> Result<Report, Fail> {
+        match Self::parse_checked(source, keep)? {
+            // A compact report's window is read again whole, to check it.
+            (r, false) => Self::parse_checked(source, &|_: &Event| true).map(|(whole, _)| Report {
                 trace: whole.trace,
                 ..r
             }),
@@ -263,16 +276,40 @@ impl Report {
 
     /// The report, and whether it is whole: false for a compact report some
     /// of whose window `keep` left out, whose window is then unchecked.
-    fn parse_checked(text: &str, keep: &dyn Fn(&Event) -> bool) -> Result<(Report, bool), String> {
+    fn parse_checked(source: Source, keep: &dyn Fn(&Event) -> bool) -> Result<(Report, bool), Fail> {
         let mut read = Read::new();
-        let v: serde_json::Value =
-            crate::host::strict::parse_streaming(text, "trace", &mut |n, e| read.event(n, e, keep)).map_err(
-                |e| match e {
-                    Ok(e) => format!("invalid report: {e}"),
-                    Err(e) if e.is_eof() => format!("truncated report ({e})"),
-                    Err(e) => format!("malformed report JSON ({e})"),
-                },
-            )?;
+        let v = Self::stream(source, &mut |n, e| read.event(n, e, keep))?;
+        Self::checked(v, read).map_err(Fail::Report)
+    }
+
+    /// The report's JSON, its trace handed to `each` an event at a time.
+    fn stream(
+        source: Source,
+        each: &mut dyn FnMut(u64, serde_json::Value) -> Result<(), String>,
+    ) -> Result<serde_json::Value, Fail> {
+        let parsed = match source {
+            Source::Text(text) => crate::host::strict::parse_streaming(text, "trace", each),
+            Source::File(path) => {
+                use std::io::BufRead;
+                let mut input = crate::host::TextInput::open(path, GUNZIP_BYTES_MAX).map_err(Fail::File)?;
+                if input.fill_buf().is_ok_and(|b| b.starts_with("\u{feff}".as_bytes())) {
+                    input.consume(3);
+                }
+                let parsed = crate::host::strict::parse_streaming_from(&mut input, "trace", each);
+                input.finish().map_err(Fail::File)?;
+                parsed
+            }
+        };
+        parsed.map_err(|e| {
+            Fail::Report(match e {
+                Ok(e) => format!("invalid report: {e}"),
+                Err(e) if e.is_eof() => format!("truncated report ({e})"),
+                Err(e) => format!("malformed report JSON ({e})"),
+            })
+        })
+    }
+
+    fn checked(v: serde_json::Value, read: Read) -> Result<(Report, bool), String> {
         match v.get("schema") {
             Some(s)
                 if s.as_u64()
@@ -327,6 +364,20 @@ impl Report {
         r.check_verdict(read.count)?;
         Ok((r, true))
     }
+}
+
+/// Where a report's text comes from.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Text(&'a str),
+    File(&'a Path),
+}
+
+/// Why a report could not be read: its file (the error names it), or what
+/// its text says.
+enum Fail {
+    File(String),
+    Report(String),
 }
 
 /// A report's trace as it is read, an event at a time.
