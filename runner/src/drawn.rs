@@ -31,6 +31,11 @@ pub struct Drawn {
 }
 
 impl Drawn {
+    /// Every event of a run of `of` events.
+    pub fn whole(of: u64) -> Drawn {
+        Drawn { from: 0, to: of, of }
+    }
+
     /// Whether every event of the run is drawn.
     pub fn is_whole(&self) -> bool {
         self.from == 0 && self.to == self.of
@@ -40,7 +45,7 @@ impl Drawn {
     /// `evidence`, when no range is asked for.
     pub fn by_default(of: u64, evidence: &[u64]) -> Drawn {
         if of <= DRAWN_DEFAULT {
-            return Drawn { from: 0, to: of, of };
+            return Drawn::whole(of);
         }
         let anchor = evidence.iter().copied().filter(|&i| i < of).max();
         let to = anchor.map_or(of, |i| i.saturating_add(1 + AFTER_EVIDENCE).min(of));

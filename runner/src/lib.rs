@@ -352,8 +352,7 @@ pub fn with_full_trace(
     if !r.is_compact() {
         return Ok(r);
     }
-    let of = r.stats.events;
-    r.trace = drawn::regenerate(registry, scenario, &r, &Drawn { from: 0, to: of, of })?;
+    r.trace = drawn::regenerate(registry, scenario, &r, &Drawn::whole(r.stats.events))?;
     r.window = None;
     Ok(r)
 }

@@ -25,10 +25,8 @@ use walk::{node_pid, WORLD};
 /// The trace of `report` as a Trace Event JSON object.
 #[cfg(test)]
 pub fn perfetto(report: &Report) -> Value {
-    let n = report.trace.len() as u64;
-    let whole = Drawn { from: 0, to: n, of: n };
     let mut text = String::new();
-    write(report, &whole, &mut |piece| {
+    write(report, &Drawn::whole(report.trace.len() as u64), &mut |piece| {
         text.push_str(piece);
         Ok(())
     })

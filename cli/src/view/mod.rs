@@ -42,8 +42,7 @@ pub fn write_page(
 
 /// Writes the page of `r` (with its whole trace) to `dest`.
 pub fn write_report_page(r: &Report, dest: &std::path::Path) -> Result<(), String> {
-    let n = r.trace.len() as u64;
-    write_drawn(r, &Drawn { from: 0, to: n, of: n }, dest)
+    write_drawn(r, &Drawn::whole(r.trace.len() as u64), dest)
 }
 
 fn write_drawn(r: &Report, drawn: &Drawn, dest: &std::path::Path) -> Result<(), String> {
